@@ -1,0 +1,55 @@
+import type { Queryable } from '../db/client.js';
+import { listChains, type ChainStatus } from '../db/queries/chains.js';
+import { listRestrictedAddresses } from '../db/queries/restricted.js';
+
+/**
+ * What every request needs to know and that changes rarely (the served chains, the
+ * restricted list): read from the database at most every `ttlMs`, so the request path costs
+ * no extra query and a change made by another process shows up within seconds.
+ */
+export class Registry {
+  private chains = new Map<number, ChainStatus>();
+  private restricted = new Set<string>();
+  private loadedAt = 0;
+  private loading: Promise<void> | null = null;
+
+  constructor(
+    private readonly db: Queryable,
+    private readonly configRestricted: readonly string[],
+    private readonly ttlMs = 2_000,
+  ) {}
+
+  private async refresh(): Promise<void> {
+    const [chains, restricted] = await Promise.all([listChains(this.db), listRestrictedAddresses(this.db)]);
+    this.chains = new Map(chains.map((c) => [c.chainId, c]));
+    this.restricted = new Set([
+      ...this.configRestricted.map((a) => a.toLowerCase()),
+      ...restricted.map((r) => `${r.chainId}:${r.address}`),
+    ]);
+    this.loadedAt = Date.now();
+  }
+
+  private async fresh(): Promise<void> {
+    if (Date.now() - this.loadedAt < this.ttlMs) return;
+    this.loading ??= this.refresh().finally(() => {
+      this.loading = null;
+    });
+    await this.loading;
+  }
+
+  async chain(chainId: number): Promise<ChainStatus | undefined> {
+    await this.fresh();
+    return this.chains.get(chainId);
+  }
+
+  async allChains(): Promise<ChainStatus[]> {
+    await this.fresh();
+    return [...this.chains.values()];
+  }
+
+  async isRestricted(chainId: number, address: string): Promise<boolean> {
+    await this.fresh();
+    const a = address.toLowerCase();
+    return this.restricted.has(a) || this.restricted.has(`0:${a}`) || this.restricted.has(`${chainId}:${a}`);
+  }
+}

@@ -1,0 +1,43 @@
+import type { FastifyInstance } from 'fastify';
+import type { Queryable } from '../../db/client.js';
+import type { Hex } from '../../db/rows.js';
+import { blocksValidatedPage } from '../../db/queries/blocks.js';
+import { ChainParams, errorResponses } from '../schemas/common.js';
+import { BlocksValidatedPage, BlocksValidatedQuery } from '../schemas/blocks.js';
+import { blockView, blocksNextPageParams } from '../views/block.js';
+
+const DEFAULT_PAGE_SIZE = 50;
+
+export function blocksValidatedRoute(app: FastifyInstance, db: Queryable): void {
+  app.get<{ Params: ChainParams; Querystring: BlocksValidatedQuery }>(
+    '/:chain_id/api/v2/addresses/:address_hash_param/blocks-validated',
+    {
+      schema: {
+        summary: 'Blocks validated (mined) by an address, newest first',
+        description:
+          'Non-consensus blocks mined by the address are listed with type "reorg" or "uncle". An address that mined nothing gives an empty page, not 404.',
+        tags: ['addresses'],
+        params: ChainParams,
+        querystring: BlocksValidatedQuery,
+        response: { 200: BlocksValidatedPage, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const chain = request.chain;
+      const size = request.query.items_count ?? DEFAULT_PAGE_SIZE;
+      const before = request.query.block_number;
+      const rows = await blocksValidatedPage(db, {
+        chainId: chain.chainId,
+        miner: request.params.address_hash_param.toLowerCase() as Hex,
+        beforeNumber: before === undefined ? null : BigInt(before),
+        limit: size + 1,
+      });
+      const items = rows.slice(0, size);
+      const last = items[items.length - 1];
+      return {
+        items: items.map((b) => blockView(b, chain.elasticity)),
+        next_page_params: rows.length > size && last ? blocksNextPageParams(last, size, request.query.key) : null,
+      };
+    },
+  );
+}

@@ -1,0 +1,36 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ChainStatus } from '../../db/queries/chains.js';
+import { HttpError, notFound } from '../http-error.js';
+import type { Registry } from '../registry.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    chain: ChainStatus;
+  }
+}
+
+interface ScopedParams {
+  chain_id: string;
+  address_hash_param: string;
+}
+
+/**
+ * Hooks shared by the routes under /{chain_id}/api/v2/…: an unknown chain is a 404 before the
+ * parameters are validated (as for an unknown path), and a restricted path address is a 403
+ * unless `key` carries the operator's secret.
+ */
+export function chainScope(app: FastifyInstance, registry: Registry, restrictedKey: string | null): void {
+  app.decorateRequest('chain', null as unknown as ChainStatus);
+  app.addHook('preValidation', async (request: FastifyRequest) => {
+    const raw = (request.params as ScopedParams).chain_id;
+    const chain = /^[1-9][0-9]{0,15}$/.test(raw) ? await registry.chain(Number(raw)) : undefined;
+    if (!chain) throw notFound();
+    request.chain = chain;
+  });
+  app.addHook('preHandler', async (request: FastifyRequest) => {
+    const address = (request.params as ScopedParams).address_hash_param;
+    if (!(await registry.isRestricted(request.chain.chainId, address))) return;
+    const key = (request.query as { key?: string }).key;
+    if (restrictedKey === null || key !== restrictedKey) throw new HttpError(403, 'Restricted access');
+  });
+}

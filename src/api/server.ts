@@ -1,0 +1,83 @@
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { Redis } from 'ioredis';
+import type { Database } from '../db/client.js';
+import type { ApiConfig } from '../config/config.js';
+import { AddressObject } from './schemas/address.js';
+import { BlockObject } from './schemas/blocks.js';
+import { MessageBody, ValidationErrorBody } from './schemas/common.js';
+import { BlocksValidatedPage } from './schemas/blocks.js';
+import { HoldersPage } from './schemas/holders.js';
+import { errorsPlugin } from './plugins/errors.js';
+import { authPlugin } from './plugins/auth.js';
+import { rateLimitPlugin } from './plugins/rate-limit.js';
+import { Registry } from './registry.js';
+import { chainScope } from './routes/chain-scope.js';
+import { holdersRoute } from './routes/holders.js';
+import { blocksValidatedRoute } from './routes/blocks-validated.js';
+import { healthRoute } from './routes/health.js';
+import { redactUrl } from './redact.js';
+
+export interface ServerOptions {
+  db: Database;
+  api: ApiConfig;
+  redis?: Redis | null;
+  logger?: FastifyServerOptions['logger'];
+}
+
+export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    // A long bad hash must reach validation (422), not be cut to a 404 by the router.
+    routerOptions: { maxParamLength: 2_000 },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: true, allErrors: false } },
+    // Fastify's own request lines print the raw URL, and keys travel in the query string:
+    // one line per request is logged below instead, with keys redacted.
+    logController: new LogController({ disableRequestLogging: true }),
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      { method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 },
+      'request',
+    );
+  });
+
+  for (const schema of [AddressObject, BlockObject, MessageBody, ValidationErrorBody, HoldersPage, BlocksValidatedPage]) {
+    app.addSchema(schema);
+  }
+  await app.register(errorsPlugin);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Explorer API',
+        version: '2',
+        description: 'Token holders and validated blocks, wire-compatible with the hosted explorer API v2.',
+      },
+      components: {
+        securitySchemes: {
+          apikey: { type: 'apiKey', in: 'query', name: 'apikey' },
+          header: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+          bearer: { type: 'http', scheme: 'bearer' },
+        },
+      },
+      security: [{ apikey: [] }, { header: [] }, { bearer: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  const registry = new Registry(options.db, options.api.restrictedAddresses);
+  healthRoute(app, registry);
+  app.get('/api/v2/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  // Everything keyed and limited lives in this scope; health and docs stay outside it.
+  await app.register(async (api) => {
+    await api.register(authPlugin, { db: options.db, staticKeys: options.api.staticApiKeys });
+    await api.register(rateLimitPlugin, { defaultLimit: options.api.defaultRateLimit, redis: options.redis ?? null });
+    chainScope(api, registry, options.api.restrictedKey);
+    holdersRoute(api, options.db);
+    blocksValidatedRoute(api, options.db);
+  });
+  return app;
+}

@@ -1,0 +1,55 @@
+import type { ValidatedBlock } from '../../db/queries/blocks.js';
+import { addressView } from './address.js';
+import { checksum } from './checksum.js';
+
+const SCALE = 10n ** 18n;
+
+/** num / den × 100 as a JSON number, computed in bigint so no uint256 becomes a float first. */
+export function percent(num: bigint, den: bigint): number {
+  if (den === 0n) return 0;
+  return Number((num * 100n * SCALE) / den) / Number(SCALE);
+}
+
+/** ISO 8601 UTC with six fractional digits, as the reference prints it. */
+export function isoTimestamp(seconds: bigint): string {
+  return new Date(Number(seconds) * 1000).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}
+
+export function blockView(b: ValidatedBlock, elasticity: number) {
+  const transactionsCount = b.transactionsCount;
+  const E = BigInt(elasticity);
+  return {
+    hash: b.hash,
+    height: Number(b.number),
+    parent_hash: b.parentHash,
+    nonce: b.nonce,
+    timestamp: isoTimestamp(b.timestamp),
+    type: b.type,
+    miner: addressView(b.miner),
+    size: Number(b.size),
+    difficulty: b.difficulty.toString(),
+    total_difficulty: b.totalDifficulty === null ? null : b.totalDifficulty.toString(),
+    gas_limit: b.gasLimit.toString(),
+    gas_used: b.gasUsed.toString(),
+    gas_used_percentage: percent(b.gasUsed, b.gasLimit),
+    // (gasUsed / (gasLimit / E) − 1) × 100, rearranged to stay in integers
+    gas_target_percentage: percent(b.gasUsed * E - b.gasLimit, b.gasLimit),
+    base_fee_per_gas: b.baseFeePerGas === null ? null : b.baseFeePerGas.toString(),
+    burnt_fees: b.burntFees.toString(),
+    burnt_fees_percentage: b.transactionFees === 0n ? null : percent(b.burntFees, b.transactionFees),
+    priority_fee: b.priorityFee.toString(),
+    transaction_fees: b.transactionFees.toString(),
+    transactions_count: transactionsCount,
+    transaction_count: transactionsCount,
+    internal_transactions_count: b.internalTransactionsCount,
+    withdrawals_count: b.withdrawalsCount,
+    is_pending_update: false,
+    rewards: b.rewards.map((r) => ({ reward: r.reward, type: r.type, address_hash: checksum(r.address_hash) })),
+    uncles_hashes: b.uncleHashes.map((hash) => ({ hash })),
+    ...(b.arbitrum ? { arbitrum: b.arbitrum } : {}),
+  };
+}
+
+export function blocksNextPageParams(last: ValidatedBlock, itemsCount: number, key: string | undefined) {
+  return { block_number: Number(last.number), items_count: itemsCount, ...(key !== undefined ? { key } : {}) };
+}

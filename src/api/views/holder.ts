@@ -1,0 +1,26 @@
+import type { HolderItem } from '../../db/queries/holders.js';
+import { addressView } from './address.js';
+
+export function holderView(item: HolderItem) {
+  return {
+    address: addressView(item.address),
+    token_id: item.tokenId === null ? null : item.tokenId.toString(),
+    value: item.value.toString(),
+  };
+}
+
+/** Where the next page starts: the last item's keyset, plus token_id where (value, holder) repeats. */
+export function holdersNextPageParams(
+  last: HolderItem,
+  itemsCount: number,
+  withTokenId: boolean,
+  key: string | undefined,
+) {
+  return {
+    address_hash: last.address.hash,
+    items_count: itemsCount,
+    value: last.value.toString(),
+    ...(withTokenId && last.tokenId !== null ? { token_id: last.tokenId.toString() } : {}),
+    ...(key !== undefined ? { key } : {}),
+  };
+}

@@ -1,0 +1,44 @@
+/**
+ * One small interface over the two engines. Queries are plain parameterised SQL in the
+ * PostgreSQL dialect; both engines run the same migrations and the same statements.
+ */
+export type Row = Record<string, unknown>;
+
+export interface Queryable {
+  query<T = Row>(text: string, params?: unknown[]): Promise<T[]>;
+}
+
+export interface Database extends Queryable {
+  readonly engine: 'pglite' | 'postgres';
+  /** Runs fn in one transaction: everything it writes commits together or not at all. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** Runs several statements separated by semicolons, without parameters (migrations). */
+  exec(sql: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Raised for any failure to reach or use the database; the API maps it to 503. */
+export class DatabaseUnavailableError extends Error {
+  override name = 'DatabaseUnavailableError';
+  constructor(cause: unknown) {
+    super(`database unavailable: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+export interface OpenDatabaseOptions {
+  /** postgres://… selects PostgreSQL; otherwise the embedded engine in dataDir. */
+  databaseUrl?: string | undefined;
+  dataDir?: string | undefined;
+  /** in-memory PGlite, for tests */
+  memory?: boolean;
+  poolSize?: number;
+}
+
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  if (options.databaseUrl) {
+    const { openPostgres } = await import('./postgres.js');
+    return openPostgres(options.databaseUrl, options.poolSize);
+  }
+  const { openPglite } = await import('./pglite.js');
+  return openPglite(options.memory ? undefined : (options.dataDir ?? './.explorer'));
+}

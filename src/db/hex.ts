@@ -1,0 +1,16 @@
+import type { Hex } from './rows.js';
+
+/** 0x-hex → bytes for a bytea parameter (Buffer works on both engines). */
+export function toBytea(hex: string): Buffer {
+  return Buffer.from(hex.slice(2), 'hex');
+}
+
+/** encode(col, 'hex') output → lowercase 0x-hex */
+export function fromHexText(text: string): Hex {
+  return `0x${text}`;
+}
+
+/** Hex strings without their 0x, for `decode(unnest($n::text[]), 'hex')` in bulk writes. */
+export function hexArray(values: readonly string[]): string[] {
+  return values.map((v) => v.slice(2).toLowerCase());
+}

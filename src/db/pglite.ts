@@ -1,0 +1,33 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import type { Database, Queryable, Row } from './client.js';
+
+/**
+ * PGlite is single-connection: every statement is serialised by PGlite itself, and a
+ * transaction holds the connection exclusively, so readers wait for a writer's commit.
+ */
+export async function openPglite(dataDir: string | undefined): Promise<Database> {
+  let dir: string | undefined;
+  if (dataDir) {
+    dir = join(dataDir, 'pgdata');
+    mkdirSync(dir, { recursive: true });
+  }
+  const pg = await PGlite.create(dir ? { dataDir: dir, relaxedDurability: true } : {});
+  const wrap = (q: { query: PGlite['query'] }): Queryable => ({
+    async query<T>(text: string, params?: unknown[]) {
+      const result = await q.query<T>(text, params as unknown[]);
+      return result.rows;
+    },
+  });
+  const root = wrap(pg);
+  return {
+    engine: 'pglite',
+    query: root.query,
+    transaction: (fn) => pg.transaction((tx) => fn(wrap(tx))),
+    exec: async (sql) => {
+      await pg.exec(sql);
+    },
+    close: () => pg.close(),
+  };
+}

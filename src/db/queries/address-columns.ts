@@ -1,0 +1,86 @@
+import type { Hex } from '../rows.js';
+import { fromHexText } from '../hex.js';
+
+/**
+ * What the API shows of an address, joined onto each page row by a LATERAL lookup (one
+ * primary-key probe per row), so a page stays one statement in index order with no sort.
+ * `known` is false when the indexer has never seen the address.
+ */
+export function addressLateralJoin(addressColumn: string, chainParam: string): string {
+  return /* sql */ `
+  LEFT JOIN LATERAL (
+    SELECT a.is_contract, a.proxy_type, a.implementations, a.name, a.is_verified,
+           a.ens_domain_name, a.is_scam
+    FROM addresses a WHERE a.chain_id = ${chainParam} AND a.hash = ${addressColumn}
+  ) addr ON true
+  LEFT JOIN LATERAL (
+    SELECT json_agg(json_build_object('kind', t.kind, 'slug', t.slug, 'name', t.name,
+             'tag_type', t.tag_type, 'ordinal', t.ordinal, 'meta', t.meta)
+           ORDER BY t.ordinal, t.slug) AS tags
+    FROM address_tags t WHERE t.chain_id = ${chainParam} AND t.address = ${addressColumn}
+  ) tag ON true`;
+}
+
+export const addressSelectColumns = /* sql */ `
+  addr.is_contract AS a_is_contract, addr.proxy_type AS a_proxy_type,
+  addr.implementations AS a_implementations, addr.name AS a_name,
+  addr.is_verified AS a_is_verified, addr.ens_domain_name AS a_ens_domain_name,
+  addr.is_scam AS a_is_scam, tag.tags AS a_tags`;
+
+export interface AddressTag {
+  kind: 'public' | 'metadata';
+  slug: string;
+  name: string;
+  tag_type: string;
+  ordinal: number;
+  meta: Record<string, string>;
+}
+
+export interface AddressInfo {
+  hash: Hex;
+  known: boolean;
+  isContract: boolean;
+  proxyType: string | null;
+  implementations: { address_hash: string; name: string | null }[];
+  name: string | null;
+  isVerified: boolean;
+  ensDomainName: string | null;
+  isScam: boolean;
+  tags: AddressTag[];
+}
+
+interface AddressColumns {
+  a_is_contract: boolean | null;
+  a_proxy_type: string | null;
+  a_implementations: unknown;
+  a_name: string | null;
+  a_is_verified: boolean | null;
+  a_ens_domain_name: string | null;
+  a_is_scam: boolean | null;
+  a_tags: unknown;
+}
+
+// jsonb arrives parsed from pg and PGlite alike; json_agg (json, not jsonb) too.
+function asArray<T>(value: unknown): T[] {
+  if (Array.isArray(value)) return value as T[];
+  if (typeof value === 'string') return JSON.parse(value) as T[];
+  return [];
+}
+
+export function readAddress(hashHex: string, row: AddressColumns): AddressInfo {
+  const known = row.a_is_contract !== null && row.a_is_contract !== undefined;
+  return {
+    hash: fromHexText(hashHex),
+    known,
+    isContract: row.a_is_contract ?? false,
+    proxyType: row.a_proxy_type,
+    implementations: asArray(row.a_implementations),
+    name: row.a_name,
+    isVerified: row.a_is_verified ?? false,
+    ensDomainName: row.a_ens_domain_name,
+    isScam: row.a_is_scam ?? false,
+    tags: asArray(row.a_tags),
+  };
+}
+
+export type AddressRowColumns = AddressColumns;

@@ -1,0 +1,85 @@
+import type { Queryable } from '../client.js';
+import type { Hex, TokenType } from '../rows.js';
+import { toBytea } from '../hex.js';
+import { addressLateralJoin, addressSelectColumns, readAddress, type AddressInfo, type AddressRowColumns } from './address-columns.js';
+
+/** Strictly-after position in (value DESC, holder DESC, token_id DESC) order. */
+export interface HoldersCursor {
+  value: bigint;
+  holder: Hex;
+  /** only for ERC-1155, where (value, holder) is not unique */
+  tokenId?: bigint | undefined;
+}
+
+export interface HolderItem {
+  address: AddressInfo;
+  tokenId: bigint | null;
+  value: bigint;
+}
+
+export interface TokenSummary {
+  type: TokenType;
+  name: string | null;
+  symbol: string | null;
+  decimals: number | null;
+  holderCount: bigint;
+  totalSupply: bigint | null;
+}
+
+export async function findToken(db: Queryable, chainId: number, token: Hex): Promise<TokenSummary | null> {
+  const rows = await db.query<{ type: TokenType; name: string | null; symbol: string | null; decimals: number | null; holder_count: string; total_supply: string | null }>(
+    `SELECT type, name, symbol, decimals, holder_count::text, total_supply::text
+     FROM tokens WHERE chain_id = $1 AND address = $2`,
+    [chainId, toBytea(token)],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    type: row.type,
+    name: row.name,
+    symbol: row.symbol,
+    decimals: row.decimals,
+    holderCount: BigInt(row.holder_count),
+    totalSupply: row.total_supply === null ? null : BigInt(row.total_supply),
+  };
+}
+
+// The WHERE clause repeats the partial index's predicate so the planner can use it.
+const PAGE_FILTER = `b.chain_id = $1 AND b.token = $2 AND b.value > 0
+  AND b.holder <> '\\x0000000000000000000000000000000000000000'::bytea`;
+
+/**
+ * One page of holders: a single range scan of token_balances_page from the cursor on, in
+ * index order, whatever the depth.
+ */
+export async function holdersPage(
+  db: Queryable,
+  params: { chainId: number; token: Hex; after: HoldersCursor | null; limit: number },
+): Promise<HolderItem[]> {
+  const args: unknown[] = [params.chainId, toBytea(params.token), params.limit];
+  let keyset = '';
+  if (params.after) {
+    args.push(params.after.value.toString(), toBytea(params.after.holder));
+    if (params.after.tokenId !== undefined) {
+      args.push(params.after.tokenId.toString());
+      keyset = 'AND (b.value, b.holder, b.token_id) < ($4::numeric, $5::bytea, $6::numeric)';
+    } else {
+      keyset = 'AND (b.value, b.holder) < ($4::numeric, $5::bytea)';
+    }
+  }
+  const rows = await db.query<{ holder: string; token_id: string | null; value: string } & AddressRowColumns>(
+    `SELECT encode(b.holder, 'hex') AS holder, b.token_id::text AS token_id, b.value::text AS value,
+            ${addressSelectColumns}
+     FROM token_balances b
+     ${addressLateralJoin('b.holder', '$1')}
+     WHERE ${PAGE_FILTER} ${keyset}
+     ORDER BY b.value DESC, b.holder DESC, b.token_id DESC
+     LIMIT $3`,
+    args,
+  );
+  return rows.map((row) => ({
+    address: readAddress(row.holder, row),
+    tokenId: row.token_id === null ? null : BigInt(row.token_id),
+    value: BigInt(row.value),
+  }));
+}

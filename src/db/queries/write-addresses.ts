@@ -1,0 +1,54 @@
+import type { Queryable } from '../client.js';
+import type { AddressRow, AddressTagRow } from '../rows.js';
+import { hexArray } from '../hex.js';
+
+export async function upsertAddresses(db: Queryable, rows: readonly AddressRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.query(
+    `INSERT INTO addresses (chain_id, hash, is_contract, proxy_type, implementations, name, is_verified,
+       ens_domain_name, is_scam, checked_at)
+     SELECT u.chain_id, decode(u.hash, 'hex'), u.is_contract, u.proxy_type, u.implementations::jsonb, u.name,
+       u.is_verified, u.ens_domain_name, u.is_scam, now()
+     FROM unnest($1::bigint[], $2::text[], $3::bool[], $4::text[], $5::text[], $6::text[], $7::bool[], $8::text[],
+       $9::bool[]) AS u(chain_id, hash, is_contract, proxy_type, implementations, name, is_verified,
+       ens_domain_name, is_scam)
+     ON CONFLICT (chain_id, hash) DO UPDATE SET is_contract = excluded.is_contract,
+       proxy_type = excluded.proxy_type, implementations = excluded.implementations,
+       name = coalesce(excluded.name, addresses.name), is_verified = excluded.is_verified,
+       ens_domain_name = coalesce(excluded.ens_domain_name, addresses.ens_domain_name),
+       is_scam = excluded.is_scam, checked_at = now()`,
+    [
+      rows.map((r) => r.chainId),
+      hexArray(rows.map((r) => r.hash)),
+      rows.map((r) => r.isContract),
+      rows.map((r) => r.proxyType),
+      rows.map((r) => JSON.stringify(r.implementations.map((i) => ({ address_hash: i.address.toLowerCase(), name: i.name })))),
+      rows.map((r) => r.name),
+      rows.map((r) => r.isVerified),
+      rows.map((r) => r.ensDomainName),
+      rows.map((r) => r.isScam),
+    ],
+  );
+}
+
+export async function upsertAddressTags(db: Queryable, tags: readonly AddressTagRow[]): Promise<void> {
+  if (tags.length === 0) return;
+  await db.query(
+    `INSERT INTO address_tags (chain_id, address, kind, slug, name, tag_type, ordinal, meta)
+     SELECT u.chain_id, decode(u.address, 'hex'), u.kind, u.slug, u.name, u.tag_type, u.ordinal, u.meta::jsonb
+     FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[])
+       AS u(chain_id, address, kind, slug, name, tag_type, ordinal, meta)
+     ON CONFLICT (chain_id, address, kind, slug) DO UPDATE SET name = excluded.name, tag_type = excluded.tag_type,
+       ordinal = excluded.ordinal, meta = excluded.meta`,
+    [
+      tags.map((t) => t.chainId),
+      hexArray(tags.map((t) => t.address)),
+      tags.map((t) => t.kind),
+      tags.map((t) => t.slug),
+      tags.map((t) => t.name),
+      tags.map((t) => t.tagType),
+      tags.map((t) => t.ordinal),
+      tags.map((t) => JSON.stringify(t.meta)),
+    ],
+  );
+}

@@ -1,0 +1,61 @@
+import type { Queryable } from '../client.js';
+import type { BalanceRow, TokenRow } from '../rows.js';
+import { hexArray } from '../hex.js';
+
+/** Inserts tokens; metadata already known is kept when a later lookup returns nothing. */
+export async function upsertTokens(db: Queryable, tokens: readonly TokenRow[]): Promise<void> {
+  if (tokens.length === 0) return;
+  await db.query(
+    `INSERT INTO tokens (chain_id, address, type, name, symbol, decimals, total_supply)
+     SELECT u.chain_id, decode(u.address, 'hex'), u.type, u.name, u.symbol, u.decimals, u.total_supply
+     FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::numeric[])
+       AS u(chain_id, address, type, name, symbol, decimals, total_supply)
+     ON CONFLICT (chain_id, address) DO UPDATE SET
+       name = coalesce(excluded.name, tokens.name), symbol = coalesce(excluded.symbol, tokens.symbol),
+       decimals = coalesce(excluded.decimals, tokens.decimals),
+       total_supply = coalesce(excluded.total_supply, tokens.total_supply)`,
+    [
+      tokens.map((t) => t.chainId),
+      hexArray(tokens.map((t) => t.address)),
+      tokens.map((t) => t.type),
+      tokens.map((t) => t.name),
+      tokens.map((t) => t.symbol),
+      tokens.map((t) => t.decimals),
+      tokens.map((t) => (t.totalSupply === null ? null : t.totalSupply.toString())),
+    ],
+  );
+}
+
+/** Sets absolute balances (seeding, reconciliation with balanceOf); holder counts follow. */
+export async function putBalances(db: Queryable, balances: readonly BalanceRow[]): Promise<void> {
+  if (balances.length === 0) return;
+  await db.query(
+    `INSERT INTO token_balances (chain_id, token, holder, token_id, value, block_number)
+     SELECT u.chain_id, decode(u.token, 'hex'), decode(u.holder, 'hex'), u.token_id, u.value, u.block_number
+     FROM unnest($1::bigint[], $2::text[], $3::text[], $4::numeric[], $5::numeric[], $6::bigint[])
+       AS u(chain_id, token, holder, token_id, value, block_number)
+     ON CONFLICT ON CONSTRAINT token_balances_key DO UPDATE SET value = excluded.value, block_number = excluded.block_number`,
+    [
+      balances.map((b) => b.chainId),
+      hexArray(balances.map((b) => b.token)),
+      hexArray(balances.map((b) => b.holder)),
+      balances.map((b) => (b.tokenId === null ? null : b.tokenId.toString())),
+      balances.map((b) => b.value.toString()),
+      balances.map((b) => b.blockNumber.toString()),
+    ],
+  );
+  await refreshHolderCounts(db, balances[0]!.chainId, [...new Set(balances.map((b) => b.token))]);
+}
+
+/** Holder count = distinct addresses with a positive balance (ERC-1155 ids counted once). */
+export async function refreshHolderCounts(db: Queryable, chainId: number, tokens: readonly string[]): Promise<void> {
+  if (tokens.length === 0) return;
+  await db.query(
+    `UPDATE tokens t SET holder_count = coalesce((
+       SELECT count(DISTINCT b.holder) FROM token_balances b
+       WHERE b.chain_id = t.chain_id AND b.token = t.address AND b.value > 0
+         AND b.holder <> '\\x0000000000000000000000000000000000000000'::bytea), 0)
+     WHERE t.chain_id = $1 AND t.address = ANY(SELECT decode(x, 'hex') FROM unnest($2::text[]) x)`,
+    [chainId, hexArray(tokens)],
+  );
+}

@@ -1,0 +1,85 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { Redis } from 'ioredis';
+import { openDatabase, type Database } from '../../src/db/client.js';
+import { migrate } from '../../src/db/migrate.js';
+
+export const POSTGRES_ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+async function reachable(check: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await check();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+let postgresUp: Promise<boolean> | undefined;
+let redisUp: Promise<boolean> | undefined;
+
+/**
+ * Whether the real PostgreSQL is here. Under CI its absence is an error, never a skip; on a
+ * developer's machine without it, the PostgreSQL variants are skipped and say so.
+ */
+export function postgresAvailable(): Promise<boolean> {
+  postgresUp ??= reachable(async () => {
+    const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 3_000 });
+    await client.connect();
+    await client.end();
+  }).then((up) => requireUnderCi(up, `PostgreSQL at ${POSTGRES_ADMIN_URL}`));
+  return postgresUp;
+}
+
+export function redisAvailable(): Promise<boolean> {
+  redisUp ??= reachable(async () => {
+    const r = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 3_000 });
+    try {
+      await r.connect();
+      await r.ping();
+    } finally {
+      r.disconnect();
+    }
+  }).then((up) => requireUnderCi(up, `Redis at ${REDIS_URL}`));
+  return redisUp;
+}
+
+function requireUnderCi(up: boolean, what: string): boolean {
+  if (up) return true;
+  if (process.env.CI) throw new Error(`${what} is required under CI and is not reachable`);
+  console.warn(`[skip] ${what} is not reachable: its test variants are skipped`);
+  return false;
+}
+
+export type Engine = 'pglite' | 'postgres';
+export const ENGINES: Engine[] = ['pglite', 'postgres'];
+
+/** A fresh, migrated database of the given engine; PostgreSQL gets a throwaway database. */
+export async function freshDatabase(engine: Engine): Promise<{ db: Database; url: string | null; drop: () => Promise<void> }> {
+  if (engine === 'pglite') {
+    const db = await openDatabase({ memory: true });
+    await migrate(db);
+    return { db, url: null, drop: () => db.close() };
+  }
+  const name = `explorer_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  const db = await openDatabase({ databaseUrl: url.toString() });
+  await migrate(db);
+  return {
+    db,
+    url: url.toString(),
+    drop: async () => {
+      await db.close();
+      const a = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+      await a.connect();
+      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await a.end();
+    },
+  };
+}

@@ -1,0 +1,53 @@
+import { keccak256, toHex } from 'viem';
+import type { Queryable } from '../../src/db/client.js';
+import type { BlockRow, Hex } from '../../src/db/rows.js';
+
+/** A deterministic, distinct address for index i (not sorted in i order). */
+export function addressOf(i: number, salt = 'holder'): Hex {
+  return keccak256(toHex(`${salt}:${i}`)).slice(0, 42) as Hex;
+}
+
+export function hashOf(i: number, salt = 'block'): Hex {
+  return keccak256(toHex(`${salt}:${i}`));
+}
+
+/** A block with realistic post-London values; fees consistent with the formulas. */
+export function blockRow(chainId: number, number: number, miner: Hex, overrides: Partial<BlockRow> = {}): BlockRow {
+  const gasLimit = 30_000_000n;
+  const gasUsed = BigInt(1_000_000 + ((number * 7919) % 28_000_000));
+  const baseFee = 1_000_000_000n + BigInt(number % 1000);
+  const burnt = gasUsed * baseFee;
+  const priority = gasUsed * 1_500_000n;
+  return {
+    chainId,
+    number: BigInt(number),
+    hash: hashOf(number, `block:${chainId}`),
+    parentHash: hashOf(number - 1, `block:${chainId}`),
+    nonce: '0x0000000000000000',
+    timestamp: 1_700_000_000n + BigInt(number) * 12n,
+    miner,
+    size: 1234n,
+    difficulty: 0n,
+    totalDifficulty: 58_750_003_716_598_352_816_469n,
+    gasLimit,
+    gasUsed,
+    baseFeePerGas: baseFee,
+    burntFees: burnt,
+    priorityFee: priority,
+    transactionFees: burnt + priority,
+    transactionsCount: 10,
+    internalTransactionsCount: null,
+    withdrawalsCount: 16,
+    rewards: [{ reward: priority, type: 'validator', address: miner }],
+    uncleHashes: [],
+    consensus: true,
+    isUncle: false,
+    arbitrum: null,
+    ...overrides,
+  };
+}
+
+export async function countRows(db: Queryable, table: string): Promise<number> {
+  const rows = await db.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${table}`);
+  return Number(rows[0]!.n);
+}
