@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import type { Database, Queryable, Row } from './client.js';
+import type { Database, Queryable } from './client.js';
+import { classifyFailures } from './unavailable.js';
 
 /**
  * PGlite is single-connection: every statement is serialised by PGlite itself, and a
@@ -16,7 +17,7 @@ export async function openPglite(dataDir: string | undefined): Promise<Database>
   const pg = await PGlite.create(dir ? { dataDir: dir, relaxedDurability: true } : {});
   const wrap = (q: { query: PGlite['query'] }): Queryable => ({
     async query<T>(text: string, params?: unknown[]) {
-      const result = await q.query<T>(text, params as unknown[]);
+      const result = await classifyFailures(() => q.query<T>(text, params as unknown[]));
       return result.rows;
     },
   });

@@ -1,5 +1,6 @@
 import pg from 'pg';
-import type { Database, Queryable, Row } from './client.js';
+import type { Database, Queryable } from './client.js';
+import { classifyFailures } from './unavailable.js';
 
 // int8 and numeric stay strings (pg's default); the query layer converts them to bigint so
 // no uint256 or block number is ever squeezed through a JS number.
@@ -10,7 +11,7 @@ export async function openPostgres(url: string, poolSize = 10): Promise<Database
   pool.on('error', () => undefined);
   const wrap = (q: pg.Pool | pg.PoolClient): Queryable => ({
     async query<T>(text: string, params?: unknown[]) {
-      const result = await q.query(text, params);
+      const result = await classifyFailures(() => q.query(text, params));
       return result.rows as T[];
     },
   });
@@ -19,11 +20,11 @@ export async function openPostgres(url: string, poolSize = 10): Promise<Database
     engine: 'postgres',
     query: root.query,
     async transaction(fn) {
-      const client = await pool.connect();
+      const client = await classifyFailures(() => pool.connect());
       try {
         await client.query('BEGIN');
         const result = await fn(wrap(client));
-        await client.query('COMMIT');
+        await classifyFailures(() => client.query('COMMIT'));
         return result;
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);

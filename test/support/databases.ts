@@ -83,3 +83,8 @@ export async function freshDatabase(engine: Engine): Promise<{ db: Database; url
     },
   };
 }
+
+/** The engines to run a suite on here: PGlite always, PostgreSQL when present (required under CI). */
+export async function availableEngines(): Promise<Engine[]> {
+  return (await postgresAvailable()) ? ENGINES : ['pglite'];
+}

@@ -58,19 +58,15 @@ const big = (v: string): bigint => BigInt(v);
 const bigOrNull = (v: string | null): bigint | null => (v === null ? null : BigInt(v));
 const json = <T>(v: unknown): T => (typeof v === 'string' ? (JSON.parse(v) as T) : (v as T));
 
-/** One page of blocks mined by an address, newest first: a range scan of blocks_by_miner. */
-export async function blocksValidatedPage(
-  db: Queryable,
-  params: { chainId: number; miner: Hex; beforeNumber: bigint | null; limit: number },
-): Promise<ValidatedBlock[]> {
+/** The page statement, exported so tests can EXPLAIN exactly what the API runs. */
+export function blocksValidatedPageQuery(params: { chainId: number; miner: Hex; beforeNumber: bigint | null; limit: number }) {
   const args: unknown[] = [params.chainId, toBytea(params.miner), params.limit];
   let keyset = '';
   if (params.beforeNumber !== null) {
     args.push(params.beforeNumber.toString());
     keyset = 'AND b.number < $4::bigint';
   }
-  const rows = await db.query<BlockColumns>(
-    `SELECT encode(b.hash, 'hex') AS hash, b.number::text AS number, encode(b.parent_hash, 'hex') AS parent_hash,
+  const text = `SELECT encode(b.hash, 'hex') AS hash, b.number::text AS number, encode(b.parent_hash, 'hex') AS parent_hash,
             encode(b.nonce, 'hex') AS nonce, b.timestamp::text AS timestamp, encode(b.miner, 'hex') AS miner,
             b.size::text AS size, b.difficulty::text AS difficulty, b.total_difficulty::text AS total_difficulty,
             b.gas_limit::text AS gas_limit, b.gas_used::text AS gas_used, b.base_fee_per_gas::text AS base_fee_per_gas,
@@ -82,9 +78,17 @@ export async function blocksValidatedPage(
      ${addressLateralJoin('b.miner', '$1')}
      WHERE b.chain_id = $1 AND b.miner = $2 ${keyset}
      ORDER BY b.number DESC
-     LIMIT $3`,
-    args,
-  );
+     LIMIT $3`;
+  return { text, args };
+}
+
+/** One page of blocks mined by an address, newest first: a range scan of blocks_by_miner. */
+export async function blocksValidatedPage(
+  db: Queryable,
+  params: { chainId: number; miner: Hex; beforeNumber: bigint | null; limit: number },
+): Promise<ValidatedBlock[]> {
+  const { text, args } = blocksValidatedPageQuery(params);
+  const rows = await db.query<BlockColumns>(text, args);
   return rows.map((r) => ({
     hash: fromHexText(r.hash),
     number: big(r.number),

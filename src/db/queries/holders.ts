@@ -48,14 +48,8 @@ export async function findToken(db: Queryable, chainId: number, token: Hex): Pro
 const PAGE_FILTER = `b.chain_id = $1 AND b.token = $2 AND b.value > 0
   AND b.holder <> '\\x0000000000000000000000000000000000000000'::bytea`;
 
-/**
- * One page of holders: a single range scan of token_balances_page from the cursor on, in
- * index order, whatever the depth.
- */
-export async function holdersPage(
-  db: Queryable,
-  params: { chainId: number; token: Hex; after: HoldersCursor | null; limit: number },
-): Promise<HolderItem[]> {
+/** The page statement, exported so tests can EXPLAIN exactly what the API runs. */
+export function holdersPageQuery(params: { chainId: number; token: Hex; after: HoldersCursor | null; limit: number }) {
   const args: unknown[] = [params.chainId, toBytea(params.token), params.limit];
   let keyset = '';
   if (params.after) {
@@ -67,16 +61,26 @@ export async function holdersPage(
       keyset = 'AND (b.value, b.holder) < ($4::numeric, $5::bytea)';
     }
   }
-  const rows = await db.query<{ holder: string; token_id: string | null; value: string } & AddressRowColumns>(
-    `SELECT encode(b.holder, 'hex') AS holder, b.token_id::text AS token_id, b.value::text AS value,
+  const text = `SELECT encode(b.holder, 'hex') AS holder, b.token_id::text AS token_id, b.value::text AS value,
             ${addressSelectColumns}
      FROM token_balances b
      ${addressLateralJoin('b.holder', '$1')}
      WHERE ${PAGE_FILTER} ${keyset}
      ORDER BY b.value DESC, b.holder DESC, b.token_id DESC
-     LIMIT $3`,
-    args,
-  );
+     LIMIT $3`;
+  return { text, args };
+}
+
+/**
+ * One page of holders: a single range scan of token_balances_page from the cursor on, in
+ * index order, whatever the depth.
+ */
+export async function holdersPage(
+  db: Queryable,
+  params: { chainId: number; token: Hex; after: HoldersCursor | null; limit: number },
+): Promise<HolderItem[]> {
+  const { text, args } = holdersPageQuery(params);
+  const rows = await db.query<{ holder: string; token_id: string | null; value: string } & AddressRowColumns>(text, args);
   return rows.map((row) => ({
     address: readAddress(row.holder, row),
     tokenId: row.token_id === null ? null : BigInt(row.token_id),

@@ -1,0 +1,47 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { createApiKey, listApiKeys, revokeApiKey } from '../../db/queries/api-keys.js';
+import { withRuntime, commonOptions } from '../with-runtime.js';
+
+/** "25", "25/s" → 25 requests per second */
+export function parseRateLimit(value: string): number {
+  const match = /^(\d+)(?:\/s)?$/.exec(value.trim());
+  const n = match ? Number(match[1]) : NaN;
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected requests per second, e.g. 25/s');
+  return n;
+}
+
+export function keysCommand(): Command {
+  const keys = new Command('keys').description('manage API keys (stored hashed; the key is shown once)');
+  commonOptions(keys.command('create'))
+    .requiredOption('--name <name>', 'who or what the key is for')
+    .option('--rate-limit <n/s>', 'requests per second for this key', parseRateLimit)
+    .action(async (opts: { name: string; rateLimit?: number }, cmd: Command) =>
+      withRuntime(cmd, async (rt) => {
+        const { key, record } = await createApiKey(rt.db, opts.name, opts.rateLimit ?? null);
+        process.stdout.write(`id ${record.id}  ${record.name}  rate limit ${record.rateLimit ?? rt.config.api.defaultRateLimit}/s\n${key}\n`);
+        process.stderr.write('Store this key now: it is not shown again.\n');
+      }),
+    );
+  commonOptions(keys.command('list'))
+    .action(async (_opts: unknown, cmd: Command) =>
+      withRuntime(cmd, async (rt) => {
+        for (const k of await listApiKeys(rt.db)) {
+          const state = k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : 'active';
+          process.stdout.write(`${k.id}\t${k.prefix}…\t${k.name}\t${k.rateLimit ?? 'default'}/s\t${state}\n`);
+        }
+      }),
+    );
+  commonOptions(keys.command('revoke').argument('<id>', 'key id from `keys list`'))
+    .action(async (id: string, _opts: unknown, cmd: Command) =>
+      withRuntime(cmd, async (rt) => {
+        const ok = await revokeApiKey(rt.db, Number(id));
+        if (!ok) {
+          process.stderr.write(`no active key with id ${id}\n`);
+          process.exitCode = 1;
+          return;
+        }
+        process.stdout.write(`revoked ${id}; servers stop accepting it within 5 s\n`);
+      }),
+    );
+  return keys;
+}

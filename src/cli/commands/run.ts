@@ -1,0 +1,56 @@
+import { Command } from 'commander';
+import { loadConfig, type ConfigFlags } from '../../config/config.js';
+import { openRuntime, type Runtime } from '../runtime.js';
+import { commonOptions } from '../with-runtime.js';
+import { startApi } from './serve.js';
+
+export interface Role {
+  /** starts the role; the returned function stops it */
+  (runtime: Runtime): Promise<() => Promise<void>>;
+}
+
+const apiRole: Role = async (rt) => {
+  const app = await startApi(rt);
+  return () => app.close();
+};
+
+/**
+ * Runs roles until SIGINT/SIGTERM, then stops them in reverse order and closes the database,
+ * so an interrupted run leaves nothing half-written (each indexer batch is one transaction).
+ */
+export async function runRoles(flags: ConfigFlags, roles: Role[]): Promise<void> {
+  const rt = await openRuntime(loadConfig(flags));
+  const stops: Array<() => Promise<void>> = [];
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    rt.logger.info({ signal }, 'stopping');
+    for (const stop of stops.reverse()) await stop().catch((err: unknown) => rt.logger.error({ err }, 'stop failed'));
+    await rt.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  for (const role of roles) stops.push(await role(rt));
+}
+
+const serverOptions = (cmd: Command) =>
+  commonOptions(cmd)
+    .option('--port <port>', 'HTTP port', '4000')
+    .option('--host <host>', 'HTTP host', '127.0.0.1');
+
+export function serveCommand(): Command {
+  return serverOptions(new Command('serve').description('serve the API from the database (no indexing)')).action(
+    async (flags: ConfigFlags) => runRoles(flags, [apiRole]),
+  );
+}
+
+export function startCommand(extraRoles: Role[] = []): Command {
+  return serverOptions(new Command('start').description('index the configured chains and serve the API, in one process'))
+    .option('--start-block <n>', 'first block to index on every --chain (default 0)')
+    .option('--reorg-window <n>', 'blocks that may still be reorganised (default 64)')
+    .action(async (flags: ConfigFlags) => runRoles(flags, [...extraRoles, apiRole]));
+}
+
+export { apiRole };

@@ -1,0 +1,25 @@
+#!/usr/bin/env node
+import { Command } from 'commander';
+import { ConfigError } from '../config/config.js';
+import { keysCommand } from './commands/keys.js';
+import { restrictCommand } from './commands/restrict.js';
+import { serveCommand, startCommand } from './commands/run.js';
+import { migrateCommand } from './commands/migrate.js';
+
+const program = new Command('explorer')
+  .description('Self-hosted EVM explorer API: token holders and validated blocks')
+  .showHelpAfterError();
+program.addCommand(startCommand(), { isDefault: true });
+program.addCommand(serveCommand());
+program.addCommand(migrateCommand());
+program.addCommand(keysCommand());
+program.addCommand(restrictCommand());
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`explorer: ${error.message}\n`);
+  } else {
+    process.stderr.write(`explorer: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  }
+  process.exit(1);
+});

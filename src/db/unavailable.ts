@@ -1,0 +1,27 @@
+import { DatabaseUnavailableError } from './client.js';
+
+// Connection-level failures (server down, restarting, out of connections) as opposed to
+// errors in a statement: only these become 503s and indexer retries.
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', 'EHOSTUNREACH',
+  '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006',
+]);
+const CONNECTION_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|connection error|Client was closed|PGlite is closed|Cannot use a pool after calling end/i;
+
+export function isConnectionFailure(error: unknown): boolean {
+  if (error instanceof DatabaseUnavailableError) return true;
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && CONNECTION_CODES.has(code)) return true;
+  if (error instanceof AggregateError && error.errors.some(isConnectionFailure)) return true;
+  return CONNECTION_MESSAGES.test(error.message);
+}
+
+/** Rethrows connection failures as DatabaseUnavailableError, anything else unchanged. */
+export async function classifyFailures<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw isConnectionFailure(error) ? new DatabaseUnavailableError(error) : error;
+  }
+}
