@@ -1,4 +1,8 @@
 import * as init from './001_init.js';
+import * as indexer from './002_indexer.js';
 
 /** Ordered; a migration once released is never edited, only followed by a new one. */
-export const migrations: ReadonlyArray<{ id: string; sql: string }> = [{ id: '001_init', sql: init.sql }];
+export const migrations: ReadonlyArray<{ id: string; sql: string }> = [
+  { id: '001_init', sql: init.sql },
+  { id: '002_indexer', sql: indexer.sql },
+];

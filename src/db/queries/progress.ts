@@ -1,0 +1,48 @@
+import type { Queryable } from '../client.js';
+import type { Hex } from '../rows.js';
+import { fromHexText } from '../hex.js';
+
+/**
+ * The last block whose data is fully committed. Written in the same transaction as that
+ * data, so after any crash the indexer resumes exactly after it.
+ */
+export async function indexedBlock(db: Queryable, chainId: number): Promise<{ number: bigint; hash: Hex } | null> {
+  const rows = await db.query<{ number: string; hash: string }>(
+    `SELECT b.number::text AS number, encode(b.hash, 'hex') AS hash
+     FROM chains c JOIN blocks b ON b.chain_id = c.chain_id AND b.number = c.indexed_block AND b.consensus
+     WHERE c.chain_id = $1`,
+    [chainId],
+  );
+  const row = rows[0];
+  return row ? { number: BigInt(row.number), hash: fromHexText(row.hash) } : null;
+}
+
+export async function setIndexedBlock(db: Queryable, chainId: number, block: bigint | null): Promise<void> {
+  await db.query('UPDATE chains SET indexed_block = $2, updated_at = now() WHERE chain_id = $1', [
+    chainId,
+    block === null ? null : block.toString(),
+  ]);
+}
+
+export async function setHeadBlock(db: Queryable, chainId: number, head: bigint): Promise<void> {
+  await db.query('UPDATE chains SET head_block = $2 WHERE chain_id = $1', [chainId, head.toString()]);
+}
+
+/** Our consensus hashes for a range of heights, to find where the node's chain diverged. */
+export async function consensusHashes(db: Queryable, chainId: number, from: bigint, to: bigint): Promise<Map<bigint, Hex>> {
+  const rows = await db.query<{ number: string; hash: string }>(
+    `SELECT number::text AS number, encode(hash, 'hex') AS hash FROM blocks
+     WHERE chain_id = $1 AND consensus AND number BETWEEN $2 AND $3`,
+    [chainId, from.toString(), to.toString()],
+  );
+  return new Map(rows.map((r) => [BigInt(r.number), fromHexText(r.hash)]));
+}
+
+/** Marks the blocks above `ancestor` as orphaned: they stay, listed as type "reorg". */
+export async function orphanBlocksAbove(db: Queryable, chainId: number, ancestor: bigint): Promise<number> {
+  const rows = await db.query('UPDATE blocks SET consensus = false WHERE chain_id = $1 AND number > $2 AND consensus RETURNING 1', [
+    chainId,
+    ancestor.toString(),
+  ]);
+  return rows.length;
+}

@@ -1,0 +1,128 @@
+import type { Queryable } from '../client.js';
+import type { Hex } from '../rows.js';
+import { fromHexText, hexArray } from '../hex.js';
+import { refreshHolderCounts } from './write-tokens.js';
+
+/** Net change of one (token, holder, token_id) balance over a batch of blocks. */
+export interface BalanceDelta {
+  token: Hex;
+  holder: Hex;
+  tokenId: bigint | null;
+  delta: bigint;
+}
+
+export interface BalanceKey {
+  token: Hex;
+  holder: Hex;
+  tokenId: bigint | null;
+}
+
+const idText = (id: bigint | null) => (id === null ? null : id.toString());
+
+/**
+ * Adds deltas to current balances in one statement and keeps holder counts in step: a row
+ * crossing from ≤ 0 to > 0 adds a holder, the reverse removes one (ERC-1155 counts distinct
+ * addresses, so its touched tokens are recounted instead). Returns the rows that went
+ * negative, which only a non-standard token can cause: the caller reconciles them.
+ * Deltas must be unique per key (aggregate first).
+ */
+export async function applyBalanceDeltas(
+  db: Queryable,
+  chainId: number,
+  blockNumber: bigint,
+  deltas: readonly BalanceDelta[],
+): Promise<BalanceKey[]> {
+  if (deltas.length === 0) return [];
+  const negative = await db.query<{ token: string; holder: string; token_id: string | null }>(
+    `WITH d AS (
+       SELECT decode(u.token, 'hex') AS token, decode(u.holder, 'hex') AS holder, u.token_id, u.delta
+       FROM unnest($2::text[], $3::text[], $4::numeric[], $5::numeric[]) AS u(token, holder, token_id, delta)
+     ), up AS (
+       INSERT INTO token_balances AS b (chain_id, token, holder, token_id, value, block_number)
+       SELECT $1, d.token, d.holder, d.token_id, d.delta, $6 FROM d
+       ON CONFLICT ON CONSTRAINT token_balances_key
+       DO UPDATE SET value = b.value + excluded.value, block_number = excluded.block_number
+       RETURNING b.token, b.holder, b.token_id, b.value
+     ), moved AS (
+       SELECT up.token, sum(CASE WHEN up.value > 0 AND up.value - d.delta <= 0 THEN 1
+                                 WHEN up.value <= 0 AND up.value - d.delta > 0 THEN -1 ELSE 0 END) AS change
+       FROM up JOIN d ON d.token = up.token AND d.holder = up.holder AND d.token_id IS NOT DISTINCT FROM up.token_id
+       GROUP BY up.token
+     ), counted AS (
+       UPDATE tokens t SET holder_count = t.holder_count + moved.change
+       FROM moved WHERE t.chain_id = $1 AND t.address = moved.token AND moved.change <> 0 AND t.type <> 'ERC-1155'
+       RETURNING 1
+     )
+     SELECT encode(token, 'hex') AS token, encode(holder, 'hex') AS holder, token_id::text AS token_id
+     FROM up WHERE value < 0`,
+    [
+      chainId,
+      hexArray(deltas.map((d) => d.token)),
+      hexArray(deltas.map((d) => d.holder)),
+      deltas.map((d) => idText(d.tokenId)),
+      deltas.map((d) => d.delta.toString()),
+      blockNumber.toString(),
+    ],
+  );
+  await recountMultiTokenHolders(db, chainId, [...new Set(deltas.filter((d) => d.tokenId !== null).map((d) => d.token))]);
+  return negative.map((r) => ({ token: fromHexText(r.token), holder: fromHexText(r.holder), tokenId: r.token_id === null ? null : BigInt(r.token_id) }));
+}
+
+async function recountMultiTokenHolders(db: Queryable, chainId: number, tokens: readonly Hex[]): Promise<void> {
+  if (tokens.length > 0) await refreshHolderCounts(db, chainId, tokens);
+}
+
+/** Keeps a block's deltas while it can still be reorganised away. */
+export async function recordBalanceChanges(
+  db: Queryable,
+  chainId: number,
+  changes: ReadonlyArray<BalanceDelta & { blockNumber: bigint }>,
+): Promise<void> {
+  if (changes.length === 0) return;
+  await db.query(
+    `INSERT INTO balance_changes (chain_id, block_number, token, holder, token_id, delta)
+     SELECT $1, u.block_number, decode(u.token, 'hex'), decode(u.holder, 'hex'), u.token_id, u.delta
+     FROM unnest($2::bigint[], $3::text[], $4::text[], $5::numeric[], $6::numeric[])
+       AS u(block_number, token, holder, token_id, delta)`,
+    [
+      chainId,
+      changes.map((c) => c.blockNumber.toString()),
+      hexArray(changes.map((c) => c.token)),
+      hexArray(changes.map((c) => c.holder)),
+      changes.map((c) => idText(c.tokenId)),
+      changes.map((c) => c.delta.toString()),
+    ],
+  );
+}
+
+/** The net deltas recorded above `ancestor`, removed from the record as they are read. */
+export async function takeBalanceChangesAbove(db: Queryable, chainId: number, ancestor: bigint): Promise<BalanceDelta[]> {
+  const rows = await db.query<{ token: string; holder: string; token_id: string | null; delta: string }>(
+    `WITH gone AS (DELETE FROM balance_changes WHERE chain_id = $1 AND block_number > $2
+                   RETURNING token, holder, token_id, delta)
+     SELECT encode(token, 'hex') AS token, encode(holder, 'hex') AS holder, token_id::text AS token_id,
+            sum(delta)::text AS delta
+     FROM gone GROUP BY token, holder, token_id`,
+    [chainId, ancestor.toString()],
+  );
+  return rows.map((r) => ({
+    token: fromHexText(r.token),
+    holder: fromHexText(r.holder),
+    tokenId: r.token_id === null ? null : BigInt(r.token_id),
+    delta: BigInt(r.delta),
+  }));
+}
+
+export async function pruneBalanceChanges(db: Queryable, chainId: number, belowBlock: bigint): Promise<void> {
+  await db.query('DELETE FROM balance_changes WHERE chain_id = $1 AND block_number < $2', [chainId, belowBlock.toString()]);
+}
+
+/** Rows last changed above `block`: what a reorg deeper than the recorded window touched. */
+export async function balancesChangedAbove(db: Queryable, chainId: number, block: bigint): Promise<BalanceKey[]> {
+  const rows = await db.query<{ token: string; holder: string; token_id: string | null }>(
+    `SELECT encode(token, 'hex') AS token, encode(holder, 'hex') AS holder, token_id::text AS token_id
+     FROM token_balances WHERE chain_id = $1 AND block_number > $2`,
+    [chainId, block.toString()],
+  );
+  return rows.map((r) => ({ token: fromHexText(r.token), holder: fromHexText(r.holder), tokenId: r.token_id === null ? null : BigInt(r.token_id) }));
+}
