@@ -1,14 +1,7 @@
 import type { ValidatedBlock } from '../../db/queries/blocks.js';
 import { addressView } from './address.js';
 import { checksum } from './checksum.js';
-
-const SCALE = 10n ** 18n;
-
-/** num / den × 100 as a JSON number, computed in bigint so no uint256 becomes a float first. */
-export function percent(num: bigint, den: bigint): number {
-  if (den === 0n) return 0;
-  return Number((num * 100n * SCALE) / den) / Number(SCALE);
-}
+import { burntFeesPercentage, gasTargetPercentage, gasUsedPercentage } from '../../chain/block-percentages.js';
 
 /** ISO 8601 UTC with six fractional digits, as the reference prints it. */
 export function isoTimestamp(seconds: bigint): string {
@@ -17,7 +10,6 @@ export function isoTimestamp(seconds: bigint): string {
 
 export function blockView(b: ValidatedBlock, elasticity: number) {
   const transactionsCount = b.transactionsCount;
-  const E = BigInt(elasticity);
   return {
     hash: b.hash,
     height: Number(b.number),
@@ -31,12 +23,12 @@ export function blockView(b: ValidatedBlock, elasticity: number) {
     total_difficulty: b.totalDifficulty === null ? null : b.totalDifficulty.toString(),
     gas_limit: b.gasLimit.toString(),
     gas_used: b.gasUsed.toString(),
-    gas_used_percentage: percent(b.gasUsed, b.gasLimit),
-    // (gasUsed / (gasLimit / E) − 1) × 100, rearranged to stay in integers
-    gas_target_percentage: percent(b.gasUsed * E - b.gasLimit, b.gasLimit),
+    // the reference's decimal arithmetic, so the floats match its responses to the last bit
+    gas_used_percentage: gasUsedPercentage(b.gasUsed, b.gasLimit),
+    gas_target_percentage: gasTargetPercentage(b.gasUsed, b.gasLimit, BigInt(elasticity)),
     base_fee_per_gas: b.baseFeePerGas === null ? null : b.baseFeePerGas.toString(),
     burnt_fees: b.burntFees.toString(),
-    burnt_fees_percentage: b.transactionFees === 0n ? null : percent(b.burntFees, b.transactionFees),
+    burnt_fees_percentage: burntFeesPercentage(b.burntFees, b.transactionFees),
     priority_fee: b.priorityFee.toString(),
     transaction_fees: b.transactionFees.toString(),
     transactions_count: transactionsCount,

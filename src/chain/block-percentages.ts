@@ -1,0 +1,90 @@
+/**
+ * The block object's percentage fields (gas used, gas target, burnt fees), computed the way the
+ * reference explorer does: in decimal arithmetic with 28 significant digits, rounding half up
+ * after every operation (Elixir's Decimal defaults), then converted to the nearest double. Plain
+ * float arithmetic differs in the last bits, and clients diff these numbers.
+ *
+ * They are derived from row fields at read time, so they live here as pure functions rather than
+ * as stored columns; the elasticity multiplier is a per-chain setting.
+ */
+
+const PRECISION = 28;
+const TEN = 10n;
+
+/** coefficient × 10^exponent */
+interface Decimal {
+  coef: bigint;
+  exp: number;
+}
+
+function digits(value: bigint): number {
+  return (value < 0n ? -value : value).toString().length;
+}
+
+/** Round half up (away from zero on ties) to PRECISION significant digits. */
+function round(value: Decimal): Decimal {
+  const excess = digits(value.coef) - PRECISION;
+  if (excess <= 0) return value;
+  const negative = value.coef < 0n;
+  const magnitude = negative ? -value.coef : value.coef;
+  const divisor = TEN ** BigInt(excess);
+  let kept = magnitude / divisor;
+  if ((magnitude % divisor) * 2n >= divisor) kept += 1n;
+  // 999.. rounding up can add a digit; one more pass brings it back to PRECISION digits.
+  return round({ coef: negative ? -kept : kept, exp: value.exp + excess });
+}
+
+function fromBigInt(value: bigint): Decimal {
+  return round({ coef: value, exp: 0 });
+}
+
+function divide(a: Decimal, b: Decimal): Decimal {
+  if (b.coef === 0n) throw new RangeError('division by zero');
+  if (a.coef === 0n) return { coef: 0n, exp: 0 };
+  // Scale the dividend so the integer quotient carries more than PRECISION digits; half-up
+  // rounding then depends only on the first dropped digit, which the extra digit provides.
+  const shift = Math.max(0, PRECISION + 2 + digits(b.coef) - digits(a.coef));
+  const quotient = (a.coef * TEN ** BigInt(shift)) / b.coef;
+  return round({ coef: quotient, exp: a.exp - b.exp - shift });
+}
+
+function multiply(a: Decimal, b: Decimal): Decimal {
+  return round({ coef: a.coef * b.coef, exp: a.exp + b.exp });
+}
+
+function subtract(a: Decimal, b: Decimal): Decimal {
+  const exp = Math.min(a.exp, b.exp);
+  const left = a.coef * TEN ** BigInt(a.exp - exp);
+  const right = b.coef * TEN ** BigInt(b.exp - exp);
+  return round({ coef: left - right, exp });
+}
+
+function toNumber(value: Decimal): number {
+  return Number(`${value.coef}e${value.exp}`);
+}
+
+const HUNDRED = fromBigInt(100n);
+const ONE = fromBigInt(1n);
+
+/** gas_used_percentage: gasUsed / gasLimit × 100; 0 when the gas limit is 0. */
+export function gasUsedPercentage(gasUsed: bigint, gasLimit: bigint): number {
+  if (gasLimit <= 0n) return 0;
+  return toNumber(multiply(divide(fromBigInt(gasUsed), fromBigInt(gasLimit)), HUNDRED));
+}
+
+/**
+ * gas_target_percentage: (gasUsed / (gasLimit / elasticity) − 1) × 100. A half-full block gives 0
+ * with the default elasticity 2, an empty block −100. 0 when the gas limit is 0.
+ */
+export function gasTargetPercentage(gasUsed: bigint, gasLimit: bigint, elasticity: bigint = 2n): number {
+  if (gasLimit <= 0n) return 0;
+  const target = divide(fromBigInt(gasLimit), fromBigInt(elasticity));
+  const ratio = divide(fromBigInt(gasUsed), target);
+  return toNumber(multiply(subtract(ratio, ONE), HUNDRED));
+}
+
+/** burnt_fees_percentage: burnt / transaction fees × 100; null when the fees are 0. */
+export function burntFeesPercentage(burntFees: bigint, transactionFees: bigint): number | null {
+  if (transactionFees === 0n) return null;
+  return toNumber(multiply(divide(fromBigInt(burntFees), fromBigInt(transactionFees)), HUNDRED));
+}

@@ -1,0 +1,196 @@
+/**
+ * Checked against real chain data (../shared/fixtures/real, README "Check values"): headers and
+ * receipt lists whose hashes and roots were verified, and Otterscan's independent fee totals.
+ */
+import { describe, expect, it } from 'vitest';
+import { fixtureResult } from '../../test/support/replay-rpc.js';
+import { gasTargetPercentage, gasUsedPercentage, burntFeesPercentage } from './block-percentages.js';
+import { blockHeaderFields, blockRewards, buildBlockRow, computeBlockFees } from './block-row.js';
+import { InconsistentChainDataError } from './errors.js';
+import type { RpcBlock, RpcReceipt, RpcTraceBlockEntry } from './rpc-types.js';
+import { summarizeTraceBlock } from './traces.js';
+
+const ETH = 10n ** 18n;
+const mainnet = (file: string) => `ethereum-mainnet/${file}`;
+
+function block18M() {
+  return {
+    block: fixtureResult<RpcBlock>(mainnet('block-18000000.eth_getBlockByNumber.full.json')),
+    receipts: fixtureResult<RpcReceipt[]>(mainnet('block-18000000.eth_getBlockReceipts.json')),
+  };
+}
+
+function block17M() {
+  return {
+    block: fixtureResult<RpcBlock>(mainnet('blocks-17000000-17000001.eth_getBlockByHash.full.batch.json'), 0),
+    receipts: fixtureResult<RpcReceipt[]>(mainnet('block-17000000.erigon_getBlockReceiptsByBlockHash.json')),
+  };
+}
+
+interface OtsDetails {
+  block: RpcBlock & { transactionCount: number };
+  issuance: { blockReward: string };
+  totalFees: string;
+}
+
+/** 15,000,000 is recorded as an Otterscan header (no transaction list) plus all its receipts. */
+function block15M() {
+  const details = fixtureResult<OtsDetails>(mainnet('block-15000000.ots_getBlockDetailsByHash.json'));
+  const receipts = fixtureResult<RpcReceipt[]>(mainnet('block-15000000.erigon_getBlockReceiptsByBlockHash.json'));
+  // The hash-only transaction list a node returns for eth_getBlockByHash(hash, false).
+  const block: RpcBlock = { ...details.block, transactions: receipts.map((r) => r.transactionHash) };
+  return { block, receipts, details };
+}
+
+describe('buildBlockRow on Ethereum mainnet', () => {
+  it('18,000,000 (post-Shanghai) reproduces the check values', () => {
+    const { block, receipts } = block18M();
+    const row = buildBlockRow(block, receipts, null, { chainId: 1 });
+    expect(row.transactionFees).toBe(383604366542520501n);
+    expect(row.burntFees).toBe(352907159041663251n);
+    expect(row.priorityFee).toBe(30697207500857250n);
+    expect(row.priorityFee).toBe(row.transactionFees - row.burntFees);
+    expect(row.gasUsed).toBe(16_247_211n);
+    expect(gasUsedPercentage(row.gasUsed, row.gasLimit)).toBeCloseTo(54.15737, 5);
+    expect(gasTargetPercentage(row.gasUsed, row.gasLimit)).toBeCloseTo(8.31474, 5);
+    expect(row).toMatchObject({
+      chainId: 1,
+      number: 18_000_000n,
+      hash: '0x95b198e154acbfc64109dfd22d8224fe927fd8dfdedfae01587674482ba4baf3',
+      miner: '0xdafea492d9c6733ae3d56b7ed1adb60692c98bc5',
+      nonce: '0x0000000000000000',
+      transactionsCount: 94,
+      withdrawalsCount: 16,
+      totalDifficulty: null,
+      difficulty: 0n,
+      uncleHashes: [],
+      internalTransactionsCount: null,
+      consensus: true,
+      isUncle: false,
+      arbitrum: null,
+    });
+    // After the merge there is no reward trace: one validator entry equal to the priority fee.
+    expect(row.rewards).toEqual([
+      { type: 'validator', reward: 30697207500857250n, address: '0xdafea492d9c6733ae3d56b7ed1adb60692c98bc5' },
+    ]);
+  });
+
+  it('17,000,000 (post-merge, pre-Shanghai) reproduces the check values', () => {
+    const { block, receipts } = block17M();
+    const row = buildBlockRow(block, receipts, null, { chainId: 1 });
+    expect(row.transactionFees).toBe(220872919006082422n);
+    expect(row.burntFees).toBe(188553901813954314n);
+    expect(row.priorityFee).toBe(32319017192128108n);
+    expect(row.gasUsed).toBe(9_160_778n);
+    expect(row.transactionsCount).toBe(102);
+    expect(row.withdrawalsCount).toBeNull();
+    expect(row.miner.startsWith('0x690b9a9e')).toBe(true);
+    expect(gasUsedPercentage(row.gasUsed, row.gasLimit)).toBeCloseTo(30.535927, 6);
+    expect(gasTargetPercentage(row.gasUsed, row.gasLimit)).toBeCloseTo(-38.928147, 6);
+  });
+
+  it('15,000,000 (London, proof of work) matches the check values and Otterscan’s totalFees', () => {
+    const { block, receipts, details } = block15M();
+    const row = buildBlockRow(block, receipts, null, { chainId: 1 });
+    expect(row.transactionFees).toBe(628210921875033847n);
+    expect(row.transactionFees).toBe(BigInt(details.totalFees));
+    expect(row.burntFees).toBe(424677351860501288n);
+    expect(row.priorityFee).toBe(203533570014532559n);
+    expect(row.transactionsCount).toBe(details.block.transactionCount);
+    expect(row.miner.startsWith('0xea674fdd')).toBe(true);
+    expect(row.nonce).toBe('0xa0ba23490d99d85c');
+    expect(gasUsedPercentage(row.gasUsed, row.gasLimit)).toBeCloseTo(99.996007, 6);
+    expect(gasTargetPercentage(row.gasUsed, row.gasLimit)).toBeCloseTo(99.992013, 6);
+    expect(burntFeesPercentage(row.burntFees, row.transactionFees)).toBeCloseTo((424677351860501288 / 628210921875033847) * 100, 10);
+  });
+
+  it('can add the miner’s gas earnings to a trace block reward (the reference’s display)', () => {
+    const { block, receipts, details } = block15M();
+    const fees = computeBlockFees(block, receipts);
+    const miner = blockHeaderFields(block).miner;
+    const traceReward = [{ type: 'validator', reward: BigInt(details.issuance.blockReward), address: miner }];
+    expect(blockRewards(traceReward, miner, fees)).toEqual(traceReward);
+    expect(blockRewards(traceReward, miner, fees, true)[0]?.reward).toBe(2n * ETH + 203533570014532559n);
+  });
+
+  it('refuses receipts that are not exactly the block’s', () => {
+    const { block, receipts } = block18M();
+    expect(() => computeBlockFees(block, receipts.slice(1))).toThrow(InconsistentChainDataError);
+    const other = block17M().receipts.slice(0, receipts.length);
+    expect(() => computeBlockFees(block, other)).toThrow(InconsistentChainDataError);
+  });
+});
+
+describe('buildBlockRow on Arbitrum Sepolia', () => {
+  const block = fixtureResult<RpcBlock>('arbitrum-sepolia/block-185232421.eth_getBlockByNumber.full.json');
+  const receipts = fixtureResult<RpcReceipt[]>('arbitrum-sepolia/block-185232421.eth_getBlockReceipts.json');
+
+  it('185,232,421: fees = burnt, no priority fee, arbitrum fields from the node', () => {
+    const row = buildBlockRow(block, receipts, null, { chainId: 421614 });
+    expect(row.transactionFees).toBe(97_735_000_000_000n);
+    expect(row.burntFees).toBe(97_735_000_000_000n);
+    expect(row.priorityFee).toBe(0n);
+    expect(row.gasUsed).toBe(977_350n);
+    expect(row.nonce).toBe('0x00000000001b4ee7');
+    expect(row.miner).toBe('0xa4b000000000000000000073657175656e636572');
+    expect(row.arbitrum).toEqual({
+      l1_block_number: 0x897f00,
+      send_count: 0x1a7e4,
+      send_root: '0x724ad28bff9d9f11caae988e3c78a0951dd3d01ec9e568e6f134afb27d8f413c',
+      delayed_messages: 1_789_671,
+      batch_number: null,
+      status: null,
+      batch_data_container: null,
+      commitment_transaction: null,
+      confirmation_transaction: null,
+    });
+    expect(row.rewards).toEqual([{ type: 'validator', reward: 0n, address: row.miner }]);
+  });
+
+  it('genesis: zero Arbitrum fields and an empty block', () => {
+    const genesis = fixtureResult<RpcBlock>('arbitrum-sepolia/block-0.eth_getBlockByNumber.full.json');
+    const row = buildBlockRow(genesis, [], null, { chainId: 421614 });
+    expect(row.arbitrum).toMatchObject({ l1_block_number: 0, send_count: 0, delayed_messages: 1 });
+    expect(row).toMatchObject({ transactionFees: 0n, burntFees: 0n, priorityFee: 0n, transactionsCount: 0 });
+    expect(burntFeesPercentage(row.burntFees, row.transactionFees)).toBeNull();
+    expect(gasTargetPercentage(row.gasUsed, row.gasLimit)).toBe(-100);
+  });
+});
+
+describe('block 508,110 (Frontier, Parity node) with its trace_block', () => {
+  const dir = 'ethereum-etl-block-508110';
+  const block = fixtureResult<RpcBlock>(`${dir}/web3_response.eth_getBlockByNumber_0x7c0ce_false.json`);
+  const traces = fixtureResult<RpcTraceBlockEntry[]>(`${dir}/web3_response.trace_block_0x7c0ce.json`);
+  const miner = '0x2a65aca4d5fc5b5c859090a6c34d164135398226';
+
+  it('header fields', () => {
+    expect(blockHeaderFields(block)).toMatchObject({
+      number: 508_110n,
+      hash: '0xc881ee96ddf8b5be74d7680ccda437466b14b9d942aa0161f139fe920690f665',
+      miner,
+      nonce: '0xc61808763f2b074b',
+      baseFeePerGas: null,
+      totalDifficulty: 0x263d38d808087cecn,
+      transactionsCount: 2,
+      withdrawalsCount: null,
+      uncleHashes: block.uncles,
+      arbitrum: null,
+    });
+    expect(blockHeaderFields(block).uncleHashes).toHaveLength(1);
+  });
+
+  it('rewards come from the trace: 5.15625 ETH block reward and 3.75 ETH uncle reward', () => {
+    const summary = summarizeTraceBlock(traces);
+    const fees = { transactionFees: 0n, burntFees: 0n, priorityFee: 0n };
+    expect(blockRewards(summary.rewards, miner, fees)).toEqual([
+      { type: 'validator', reward: 5_156_250_000_000_000_000n, address: miner },
+      { type: 'uncle', reward: 3_750_000_000_000_000_000n, address: miner },
+    ]);
+    // Its two transactions are one contract creation (counts) and one plain call (does not).
+    expect(summary.internalTransactionsCount).toBe(1);
+  });
+
+  it('a full row needs the receipts of both transactions', () => {
+    expect(() => buildBlockRow(block, [], summarizeTraceBlock(traces), { chainId: 1 })).toThrow(InconsistentChainDataError);
+  });
+});

@@ -1,0 +1,202 @@
+/**
+ * Raw node JSON (block, its receipts, optionally its trace summary) → BlockRow. Pure: no I/O,
+ * so it can be checked against recorded chain data field by field.
+ *
+ * Fee fields follow the reference explorer (see spec/COMPATIBILITY.md, "Block object"):
+ *   transaction_fees = Σ receipt.gasUsed × effective gas price
+ *   burnt_fees       = block.gasUsed × baseFee                      (0 without base fee)
+ *   priority_fee     = Σ receipt.gasUsed × min(maxFee − baseFee, maxPriorityFee)
+ *                      with the gas price standing in for missing fields (0 without base fee)
+ */
+import type { ArbitrumBlockFields, BlockRow, Hex, Reward } from '../db/rows.js';
+import { InconsistentChainDataError } from './errors.js';
+import { lowerHex, padHex, parseOptionalQuantity, parseQuantity, toSafeNumber } from './hex.js';
+import type { RpcBlock, RpcReceipt, RpcTransaction } from './rpc-types.js';
+import { REWARD_TYPE, type BlockTraceSummary } from './traces.js';
+
+export interface BlockRowOptions {
+  chainId: number;
+  /** false for reorged-out blocks */
+  consensus?: boolean;
+  isUncle?: boolean;
+  /**
+   * Add what the miner earned from gas (fees − burnt) to a trace `block` reward. Off by default:
+   * the row then shows the protocol reward as the trace reports it. The reference explorer adds
+   * Σ gasUsed × gasPrice (burnt part included) when it imports trace rewards.
+   */
+  minerRewardIncludesFees?: boolean;
+}
+
+export interface BlockFees {
+  transactionFees: bigint;
+  burntFees: bigint;
+  priorityFee: bigint;
+}
+
+export type BlockHeaderFields = Pick<
+  BlockRow,
+  | 'number'
+  | 'hash'
+  | 'parentHash'
+  | 'nonce'
+  | 'timestamp'
+  | 'miner'
+  | 'size'
+  | 'difficulty'
+  | 'totalDifficulty'
+  | 'gasLimit'
+  | 'gasUsed'
+  | 'baseFeePerGas'
+  | 'transactionsCount'
+  | 'withdrawalsCount'
+  | 'uncleHashes'
+  | 'arbitrum'
+>;
+
+function transactionHash(tx: RpcTransaction | Hex): string {
+  return (typeof tx === 'string' ? tx : tx.hash).toLowerCase();
+}
+
+/** Priority fee per gas of one transaction, never negative. */
+function tipPerGas(tx: RpcTransaction | undefined, receipt: RpcReceipt, gasPrice: bigint | null, baseFee: bigint): bigint {
+  const price = gasPrice ?? 0n;
+  const maxFee = parseOptionalQuantity(tx?.maxFeePerGas) ?? price;
+  const maxPriority = parseOptionalQuantity(tx?.maxPriorityFeePerGas) ?? price;
+  if (maxFee === 0n) return 0n;
+  let tip = maxFee - baseFee < maxPriority ? maxFee - baseFee : maxPriority;
+  // What the sender actually paid bounds the tip. On Ethereum this changes nothing (effective
+  // price = baseFee + the tip above); on Arbitrum, which ignores priority fees, it is what makes
+  // the priority fee 0 instead of the offered tip.
+  const effective = parseOptionalQuantity(receipt.effectiveGasPrice);
+  if (effective !== null && effective - baseFee < tip) tip = effective - baseFee;
+  return tip > 0n ? tip : 0n;
+}
+
+function transactionsByHash(block: RpcBlock): Map<string, RpcTransaction | undefined> {
+  const transactions = new Map<string, RpcTransaction | undefined>();
+  for (const tx of block.transactions) transactions.set(transactionHash(tx), typeof tx === 'string' ? undefined : tx);
+  return transactions;
+}
+
+/**
+ * Why `receipts` are not exactly the receipts of `block`, or null when they are. Receipts fetched
+ * separately from their block can belong to a block that replaced it in a reorg.
+ */
+export function receiptsMismatch(block: RpcBlock, receipts: readonly RpcReceipt[]): string | null {
+  const blockHash = block.hash.toLowerCase();
+  const transactions = transactionsByHash(block);
+  if (receipts.length !== transactions.size) {
+    return `block ${blockHash}: ${transactions.size} transactions but ${receipts.length} receipts`;
+  }
+  for (const receipt of receipts) {
+    const hash = receipt.transactionHash.toLowerCase();
+    if (receipt.blockHash.toLowerCase() !== blockHash || !transactions.has(hash)) {
+      return `receipt of ${hash} does not belong to block ${blockHash}`;
+    }
+  }
+  return null;
+}
+
+/** Fee totals of a block; `receipts` must be exactly the block's (see receiptsMismatch). */
+export function computeBlockFees(block: RpcBlock, receipts: readonly RpcReceipt[]): BlockFees {
+  const mismatch = receiptsMismatch(block, receipts);
+  if (mismatch !== null) throw new InconsistentChainDataError(mismatch);
+  const transactions = transactionsByHash(block);
+  const baseFee = parseOptionalQuantity(block.baseFeePerGas);
+  let transactionFees = 0n;
+  let priorityFee = 0n;
+  for (const receipt of receipts) {
+    const tx = transactions.get(receipt.transactionHash.toLowerCase());
+    const gasUsed = parseQuantity(receipt.gasUsed);
+    const gasPrice = parseOptionalQuantity(receipt.effectiveGasPrice) ?? parseOptionalQuantity(tx?.gasPrice);
+    if (gasPrice !== null) transactionFees += gasUsed * gasPrice;
+    if (baseFee !== null) priorityFee += gasUsed * tipPerGas(tx, receipt, gasPrice, baseFee);
+  }
+  const burntFees = baseFee === null ? 0n : parseQuantity(block.gasUsed) * baseFee;
+  return { transactionFees, burntFees, priorityFee };
+}
+
+/** Arbitrum Nitro blocks carry their L1 position; null for any other chain's block. */
+export function arbitrumFields(block: RpcBlock): ArbitrumBlockFields | null {
+  if (block.l1BlockNumber === undefined && block.sendCount === undefined && block.sendRoot === undefined) return null;
+  const optionalNumber = (value: Hex | undefined, what: string): number | null =>
+    value === undefined ? null : toSafeNumber(parseQuantity(value), what);
+  return {
+    // Batch data comes from the parent chain, which this layer does not read: unknown yet.
+    batch_number: null,
+    status: null,
+    batch_data_container: null,
+    commitment_transaction: null,
+    confirmation_transaction: null,
+    // Nitro stores the number of delayed (L1 → L2) messages read in the nonce field.
+    delayed_messages: block.nonce ? toSafeNumber(parseQuantity(block.nonce), 'delayed messages') : null,
+    l1_block_number: optionalNumber(block.l1BlockNumber, 'l1 block number'),
+    send_count: optionalNumber(block.sendCount, 'send count'),
+    send_root: block.sendRoot === undefined ? null : lowerHex(block.sendRoot),
+  };
+}
+
+/** Fields that come from the header alone (no receipts, no traces). */
+export function blockHeaderFields(block: RpcBlock): BlockHeaderFields {
+  const miner = block.miner ?? block.author;
+  if (miner === undefined) throw new InconsistentChainDataError(`block ${block.hash} has no miner`);
+  return {
+    number: parseQuantity(block.number),
+    hash: lowerHex(block.hash),
+    parentHash: lowerHex(block.parentHash),
+    nonce: padHex(block.nonce ? parseQuantity(block.nonce) : 0n, 8),
+    timestamp: parseQuantity(block.timestamp),
+    miner: lowerHex(miner),
+    size: block.size === undefined ? 0n : parseQuantity(block.size),
+    difficulty: block.difficulty === undefined ? 0n : parseQuantity(block.difficulty),
+    totalDifficulty: parseOptionalQuantity(block.totalDifficulty),
+    gasLimit: parseQuantity(block.gasLimit),
+    gasUsed: parseQuantity(block.gasUsed),
+    baseFeePerGas: parseOptionalQuantity(block.baseFeePerGas),
+    transactionsCount: block.transactions.length,
+    withdrawalsCount: block.withdrawals ? block.withdrawals.length : null,
+    uncleHashes: (block.uncles ?? []).map(lowerHex),
+    arbitrum: arbitrumFields(block),
+  };
+}
+
+/**
+ * Rewards from traces where the node reports them (proof of work); otherwise — proof of stake,
+ * L2s, nodes without tracing — one `validator` entry for the miner equal to the priority fee,
+ * as the reference shows for Ethereum after the merge.
+ */
+export function blockRewards(
+  traceRewards: readonly Reward[] | null,
+  miner: Hex,
+  fees: BlockFees,
+  minerRewardIncludesFees = false,
+): Reward[] {
+  if (traceRewards === null || traceRewards.length === 0) {
+    return [{ type: REWARD_TYPE.validator, reward: fees.priorityFee, address: miner }];
+  }
+  const rewards = traceRewards.map((r) => ({ ...r }));
+  if (minerRewardIncludesFees) {
+    const minerReward = rewards.find((r) => r.type === REWARD_TYPE.validator && r.address === miner);
+    if (minerReward) minerReward.reward += fees.transactionFees - fees.burntFees;
+  }
+  return rewards;
+}
+
+export function buildBlockRow(
+  block: RpcBlock,
+  receipts: readonly RpcReceipt[],
+  traces: BlockTraceSummary | null,
+  options: BlockRowOptions,
+): BlockRow {
+  const header = blockHeaderFields(block);
+  const fees = computeBlockFees(block, receipts);
+  return {
+    chainId: options.chainId,
+    ...header,
+    ...fees,
+    internalTransactionsCount: traces?.internalTransactionsCount ?? null,
+    rewards: blockRewards(traces?.rewards ?? null, header.miner, fees, options.minerRewardIncludesFees),
+    consensus: options.consensus ?? true,
+    isUncle: options.isUncle ?? false,
+  };
+}

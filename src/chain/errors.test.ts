@@ -1,0 +1,76 @@
+import { HttpRequestError, RpcRequestError, TimeoutError } from 'viem';
+import { describe, expect, it } from 'vitest';
+import {
+  LogRangeTooLargeError,
+  MethodNotSupportedError,
+  RpcHttpError,
+  RpcTransportError,
+  classifyFailure,
+  parseRetryAfter,
+  toRpcError,
+} from './errors.js';
+
+const rpcError = (code: number, message: string) =>
+  new RpcRequestError({ body: { method: 'eth_getLogs' }, error: { code, message }, url: 'http://node' });
+const httpError = (status: number, headers?: Record<string, string>) =>
+  new HttpRequestError({ body: {}, status, url: 'http://node', ...(headers ? { headers: new Headers(headers) } : {}) });
+
+describe('classifyFailure', () => {
+  it.each([
+    ['Infura', 'query returned more than 10000 results. Try with this block range [0x10, 0x1f].', 16n],
+    ['Alchemy', 'Log response size exceeded. this block range should work: [0x1000, 0x1063]', 100n],
+    ['QuickNode', 'eth_getLogs is limited to a 10,000 range', 10_000n],
+    ['Alchemy (span)', 'You can make eth_getLogs requests with up to a 2K block range', 2_000n],
+    ['"maximum block range:"', 'Block range limit exceeded. Maximum block range: 500', 500n],
+    ['"max is"', 'range is too large, max is 100', 100n],
+    ['"range: …, max: …"', 'eth_getLogs block range too large, range: 5001, max: 5000', 5_000n],
+    ['"exceeds limit" (result count, no span)', 'logs matched by query exceeds limit of 20000', null],
+  ])('recognises a log-range refusal worded like %s', (_provider, message, span) => {
+    expect(classifyFailure(rpcError(-32005, message), 'eth_getLogs').kind).toBe('log-range-too-large');
+    const error = toRpcError(rpcError(-32005, message), 'eth_getLogs');
+    expect(error).toBeInstanceOf(LogRangeTooLargeError);
+    expect((error as LogRangeTooLargeError).suggestedSpan).toBe(span);
+  });
+
+  it('does not read a head-of-chain refusal or another method’s limit as a range problem', () => {
+    expect(classifyFailure(rpcError(-32000, 'block range extends beyond current head block'), 'eth_getLogs').kind).toBe('rpc-error');
+    expect(classifyFailure(rpcError(-32000, 'gas required exceeds allowance (exceeds max)'), 'eth_call').kind).toBe('rpc-error');
+  });
+
+  it.each([
+    [-32601, 'Method not found'],
+    [-32004, 'method eth_getBlockReceipts is not supported'],
+    [-32000, 'the method trace_block does not exist/is not available'],
+    [-32600, 'Unsupported method: debug_traceBlockByNumber. See available methods at https://docs'],
+  ])('recognises unsupported methods (%s %s)', (code, message) => {
+    expect(toRpcError(rpcError(code, message), 'trace_block')).toBeInstanceOf(MethodNotSupportedError);
+  });
+
+  it('treats rate limits, timeouts and server errors as transient, with Retry-After', () => {
+    expect(classifyFailure(rpcError(429, 'Too Many Requests'))).toEqual({ kind: 'transient', retryAfterMs: null });
+    expect(classifyFailure(rpcError(-32005, 'request rate exceeded'), 'eth_call').kind).toBe('transient');
+    expect(classifyFailure(new TimeoutError({ body: {}, url: 'http://node' })).kind).toBe('transient');
+    expect(classifyFailure(httpError(429, { 'retry-after': '7' }))).toEqual({ kind: 'transient', retryAfterMs: 7000 });
+    for (const status of [500, 502, 503, 504]) expect(classifyFailure(httpError(status)).kind).toBe('transient');
+    const timeout = toRpcError(new TimeoutError({ body: {}, url: 'http://node' }), 'eth_getLogs');
+    expect(timeout).toBeInstanceOf(RpcTransportError);
+    expect((timeout as RpcTransportError).timedOut).toBe(true);
+  });
+
+  it('does not retry refusals that retrying cannot cure', () => {
+    expect(toRpcError(httpError(401), 'eth_call')).toBeInstanceOf(RpcHttpError);
+    expect(classifyFailure(httpError(413)).kind).toBe('response-too-large');
+    expect(classifyFailure(rpcError(3, 'execution reverted')).kind).toBe('rpc-error');
+  });
+});
+
+describe('parseRetryAfter', () => {
+  it('reads seconds and HTTP dates', () => {
+    const now = Date.parse('2025-01-01T00:00:00Z');
+    expect(parseRetryAfter('2', now)).toBe(2000);
+    expect(parseRetryAfter('Wed, 01 Jan 2025 00:00:30 GMT', now)).toBe(30_000);
+    expect(parseRetryAfter('Tue, 31 Dec 2024 00:00:00 GMT', now)).toBe(0);
+    expect(parseRetryAfter('soon', now)).toBeNull();
+    expect(parseRetryAfter(null, now)).toBeNull();
+  });
+});

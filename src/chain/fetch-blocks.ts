@@ -1,0 +1,125 @@
+/**
+ * Blocks with full transactions and all their receipts. Receipts come from one
+ * `eth_getBlockReceipts` per block where the node has it (detected once per chain), otherwise
+ * from one `eth_getTransactionReceipt` per transaction; the batching transport packs either into
+ * few HTTP exchanges. Receipts carry the logs, so nothing else needs fetching for a block.
+ *
+ * A null answer means the node does not have the block yet (or a load-balanced backend lags):
+ * it is polled until it appears, never skipped, since a skipped block would be a hole in the index.
+ */
+import type { Hex } from '../db/rows.js';
+import { sleep } from './backoff.js';
+import { receiptsMismatch } from './block-row.js';
+import { detectOnce } from './capabilities.js';
+import { BlockNotAvailableError, RequestAbortedError, isMethodNotSupported } from './errors.js';
+import type { BlockRef, RpcClient } from './rpc.js';
+import type { RpcBlock, RpcReceipt } from './rpc-types.js';
+
+export interface BlockWithReceipts {
+  block: RpcBlock;
+  /** in transaction order */
+  receipts: RpcReceipt[];
+}
+
+export interface FetchBlocksOptions {
+  signal?: AbortSignal;
+  /** wait between polls for a block the node does not have yet */
+  pollIntervalMs?: number;
+  /** give up on a missing block after this long; by default wait forever */
+  maxWaitMs?: number;
+  /** blocks in flight at once */
+  concurrency?: number;
+}
+
+/**
+ * Whether the chain's node serves eth_getBlockReceipts, probed once per chain. The probe asks
+ * for the latest block, which every node has (a block being indexed may not exist yet, and some
+ * nodes answer that with an error rather than null). Only a "method not supported" answer means
+ * no; other failures propagate and the probe repeats next time.
+ */
+export function supportsBlockReceipts(rpc: RpcClient, probeBlock: BlockRef = 'latest'): Promise<boolean> {
+  return detectOnce(rpc, 'eth_getBlockReceipts', async () => {
+    try {
+      await rpc.getBlockReceipts(probeBlock);
+      return true;
+    } catch (error) {
+      if (!isMethodNotSupported(error)) throw error;
+      rpc.logger.info({ chainId: rpc.chainId }, 'eth_getBlockReceipts unsupported; fetching receipts per transaction');
+      return false;
+    }
+  });
+}
+
+function transactionHashes(block: RpcBlock): Hex[] {
+  return block.transactions.map((tx) => (typeof tx === 'string' ? tx : tx.hash));
+}
+
+async function receiptsPerTransaction(rpc: RpcClient, block: RpcBlock, signal?: AbortSignal): Promise<RpcReceipt[] | null> {
+  const receipts = await Promise.all(transactionHashes(block).map((hash) => rpc.getTransactionReceipt(hash, { signal })));
+  return receipts.some((r) => r === null) ? null : (receipts as RpcReceipt[]);
+}
+
+function byTransactionIndex(receipts: RpcReceipt[]): RpcReceipt[] {
+  return [...receipts].sort((a, b) => Number(BigInt(a.transactionIndex ?? '0x0') - BigInt(b.transactionIndex ?? '0x0')));
+}
+
+export async function fetchBlockWithReceipts(
+  rpc: RpcClient,
+  blockNumber: bigint,
+  options: FetchBlocksOptions = {},
+): Promise<BlockWithReceipts> {
+  const { signal, pollIntervalMs = 1_000, maxWaitMs = Number.POSITIVE_INFINITY } = options;
+  const started = Date.now();
+  const useBlockReceipts = await supportsBlockReceipts(rpc);
+  for (let attempt = 1; ; attempt++) {
+    // Block and block receipts are requested together so that they share one HTTP batch.
+    const [block, blockReceipts] = await Promise.all([
+      rpc.getBlock(blockNumber, true, { signal }),
+      useBlockReceipts ? rpc.getBlockReceipts(blockNumber, { signal }) : null,
+    ]);
+    let receipts: RpcReceipt[] | null = null;
+    let problem: string;
+    if (block === null) {
+      problem = 'block not available yet';
+    } else {
+      receipts = useBlockReceipts ? blockReceipts : await receiptsPerTransaction(rpc, block, signal);
+      if (receipts === null) {
+        problem = 'receipts not available yet';
+      } else {
+        // Block and receipts can straddle a reorg; fetching both again resolves it.
+        const mismatch = receiptsMismatch(block, receipts);
+        if (mismatch === null) return { block, receipts: byTransactionIndex(receipts) };
+        problem = mismatch;
+      }
+    }
+    const waited = Date.now() - started;
+    if (waited + pollIntervalMs > maxWaitMs) throw new BlockNotAvailableError(blockNumber, waited);
+    rpc.logger.debug({ chainId: rpc.chainId, block: blockNumber.toString(), attempt, problem }, 'refetching block');
+    try {
+      await sleep(pollIntervalMs, signal);
+    } catch (reason) {
+      throw new RequestAbortedError(`fetching block ${blockNumber}: aborted`, { cause: reason });
+    }
+  }
+}
+
+/** Blocks `from`..`to` inclusive, in ascending order. */
+export async function fetchBlocksWithReceipts(
+  rpc: RpcClient,
+  from: bigint,
+  to: bigint,
+  options: FetchBlocksOptions = {},
+): Promise<BlockWithReceipts[]> {
+  if (to < from) return [];
+  const count = Number(to - from + 1n);
+  const results = new Array<BlockWithReceipts>(count);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < count) {
+      const index = next++;
+      results[index] = await fetchBlockWithReceipts(rpc, from + BigInt(index), options);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 10, count) }, worker));
+  return results;
+}

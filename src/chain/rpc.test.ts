@@ -1,0 +1,187 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { fixtureResult, startReplayServer, type ReplayServer, type ReplayServerOptions } from '../../test/support/replay-rpc.js';
+import {
+  MethodNotSupportedError,
+  RequestAbortedError,
+  ResponseTooLargeError,
+  RetriesExhaustedError,
+  RpcResponseError,
+  RpcTransportError,
+} from './errors.js';
+import { createRpcClient, redactUrl, type RpcClientOptions, type RpcLogger } from './rpc.js';
+import type { RpcBlock } from './rpc-types.js';
+
+const BLOCK_18M = 'ethereum-mainnet/block-18000000.eth_getBlockByNumber.full.json';
+const fast = { baseDelayMs: 2, maxDelayMs: 20, jitter: 0.5 };
+
+interface LogEntry {
+  level: 'warn' | 'info' | 'debug';
+  fields: Record<string, unknown>;
+  message: string | undefined;
+}
+
+function recordingLogger(): RpcLogger & { entries: LogEntry[] } {
+  const entries: LogEntry[] = [];
+  const at = (level: LogEntry['level']) => (fields: Record<string, unknown>, message?: string) => {
+    entries.push({ level, fields, message });
+  };
+  return { entries, warn: at('warn'), info: at('info'), debug: at('debug') };
+}
+
+const servers: ReplayServer[] = [];
+async function serve(options: ReplayServerOptions = {}): Promise<ReplayServer> {
+  const server = await startReplayServer({ sets: ['ethereum-mainnet'], ...options });
+  servers.push(server);
+  return server;
+}
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+function client(urls: string[], options: Partial<RpcClientOptions> = {}) {
+  return createRpcClient({ chainId: 1, urls, timeoutMs: 2_000, ...options, retry: { ...fast, ...options.retry } });
+}
+
+describe('createRpcClient', () => {
+  it('serves typed helpers and batches concurrent calls into one HTTP exchange', async () => {
+    const server = await serve();
+    const rpc = client([server.url]);
+    const expected = fixtureResult<RpcBlock>(BLOCK_18M);
+    const [chainId, block, receipts] = await Promise.all([
+      rpc.getChainId(),
+      rpc.getBlock(18_000_000n, true),
+      rpc.getBlockReceipts(18_000_000n),
+    ]);
+    expect(chainId).toBe(1);
+    expect(block?.hash).toBe(expected.hash);
+    expect(receipts).toHaveLength(94);
+    expect(server.calls).toHaveLength(1);
+    expect(server.calls[0]).toMatchObject({ batch: true, methods: ['eth_chainId', 'eth_getBlockByNumber', 'eth_getBlockReceipts'] });
+  });
+
+  it.each([
+    ['HTTP 500', { kind: 'status', status: 500 }],
+    ['HTTP 502', { kind: 'status', status: 502 }],
+    ['HTTP 503', { kind: 'status', status: 503 }],
+    ['a truncated body', { kind: 'truncate' }],
+    ['a reset connection', { kind: 'reset' }],
+    ['response ids that answer other requests', { kind: 'wrong-id' }],
+  ] as const)('retries %s and then returns the right answer', async (_name, fault) => {
+    const server = await serve();
+    server.injectFault(fault, { times: 2 });
+    const logger = recordingLogger();
+    const rpc = client([server.url], { logger });
+    const block = await rpc.getBlock(18_000_000n, false);
+    expect(block?.hash).toBe(fixtureResult<RpcBlock>(BLOCK_18M).hash);
+    expect(server.calls.map((c) => c.fault)).toEqual([fault.kind, fault.kind, null]);
+    const retries = logger.entries.filter((e) => e.level === 'warn');
+    expect(retries).toHaveLength(2);
+    expect(retries[0]?.fields).toMatchObject({ method: 'eth_getBlockByNumber', attempt: 1 });
+  });
+
+  it('retries the calls of a failed batch together, as one batch again', async () => {
+    const server = await serve();
+    server.injectFault({ kind: 'status', status: 503 });
+    const rpc = client([server.url], { retry: { baseDelayMs: 20, maxDelayMs: 20, jitter: 1 } });
+    const results = await Promise.all([rpc.getChainId(), rpc.getBlockNumber(), rpc.getBlock(18_000_000n, false)]);
+    expect(results[0]).toBe(1);
+    expect(server.calls.map((c) => c.methods.length)).toEqual([3, 3]);
+  });
+
+  it('retries a request that times out', async () => {
+    const server = await serve();
+    server.injectFault({ kind: 'delay', ms: 600 });
+    const rpc = client([server.url], { timeoutMs: 150 });
+    await expect(rpc.getBlockNumber()).resolves.toBe(19_900_000n);
+    expect(server.calls).toHaveLength(2);
+  });
+
+  it('waits as long as Retry-After says on HTTP 429', async () => {
+    const server = await serve();
+    server.injectFault({ kind: 'status', status: 429, retryAfter: '1' });
+    const logger = recordingLogger();
+    const rpc = client([server.url], { logger });
+    const started = Date.now();
+    await rpc.getBlockNumber();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    expect(logger.entries[0]?.fields).toMatchObject({ delayMs: 1000, reason: 'eth_blockNumber: HTTP 429' });
+  });
+
+  it('retries JSON-RPC rate-limit errors but not other JSON-RPC errors', async () => {
+    const server = await serve();
+    server.injectFault({ kind: 'rpc-error', code: -32005, message: 'daily request count exceeded, request rate limited' }, { times: 2 });
+    const rpc = client([server.url]);
+    await expect(rpc.getBlockNumber()).resolves.toBe(19_900_000n);
+    expect(server.callCount('eth_blockNumber')).toBe(3);
+
+    server.injectFault({ kind: 'rpc-error', code: 3, message: 'execution reverted' });
+    const failure = rpc.call('0x0000000000000000000000000000000000000001', '0x');
+    await expect(failure).rejects.toBeInstanceOf(RpcResponseError);
+    await expect(failure).rejects.toMatchObject({ code: 3, rpcMessage: 'execution reverted' });
+    expect(server.callCount('eth_call')).toBe(1);
+  });
+
+  it('reports an unsupported method as MethodNotSupportedError without retrying', async () => {
+    const server = await serve({ unsupportedMethods: ['eth_getBlockReceipts'] });
+    const rpc = client([server.url]);
+    await expect(rpc.getBlockReceipts(18_000_000n)).rejects.toBeInstanceOf(MethodNotSupportedError);
+    expect(server.callCount('eth_getBlockReceipts')).toBe(1);
+  });
+
+  it('never gives up on transient faults by default', async () => {
+    const server = await serve();
+    server.injectFault({ kind: 'status', status: 503 }, { times: 20 });
+    const rpc = client([server.url]);
+    await expect(rpc.getBlockNumber()).resolves.toBe(19_900_000n);
+    expect(server.calls).toHaveLength(21);
+  });
+
+  it('gives up after maxRounds with the last fault as cause', async () => {
+    const server = await serve();
+    server.injectFault({ kind: 'status', status: 503 }, { times: 100 });
+    const rpc = client([server.url], { retry: { attemptsPerUrl: 2, maxRounds: 2 } });
+    const error = await rpc.getBlockNumber().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RetriesExhaustedError);
+    expect((error as RetriesExhaustedError).lastError).toBeInstanceOf(RpcTransportError);
+    expect(((error as RetriesExhaustedError).lastError as RpcTransportError).status).toBe(503);
+    expect(server.calls).toHaveLength(4);
+  });
+
+  it('falls over to the next URL and keeps away from a failing one for a while', async () => {
+    const failing = await serve();
+    const healthy = await serve();
+    failing.injectFault({ kind: 'status', status: 502 }, { times: 1000 });
+    const logger = recordingLogger();
+    const rpc = client([failing.url, healthy.url], { logger, retry: { attemptsPerUrl: 3 } });
+    await expect(rpc.getBlockNumber()).resolves.toBe(19_900_000n);
+    expect(failing.calls).toHaveLength(3);
+    await expect(rpc.getBlock(18_000_000n, false)).resolves.toMatchObject({ number: '0x112a880' });
+    expect(failing.calls).toHaveLength(3);
+    expect(healthy.calls).toHaveLength(2);
+    expect(logger.entries.some((e) => e.level === 'info' && e.message?.includes('next'))).toBe(true);
+  });
+
+  it('accepts responses beyond viem’s 10 MiB default and refuses those beyond its own limit', async () => {
+    const big = `0x${'ab'.repeat(6 * 1024 * 1024)}`; // 12 MiB of hex
+    const server = await serve({ handlers: { eth_getCode: () => big } });
+    await expect(client([server.url]).getCode('0x0000000000000000000000000000000000000001')).resolves.toHaveLength(big.length);
+
+    const small = client([server.url], { maxResponseBytes: 100_000 });
+    await expect(small.getBlock(18_000_000n, true)).rejects.toBeInstanceOf(ResponseTooLargeError);
+    expect(server.callCount('eth_getBlockByNumber')).toBe(1);
+  });
+
+  it('stops retrying when the caller aborts', async () => {
+    const server = await serve();
+    server.injectFault({ kind: 'status', status: 503 }, { times: 1000 });
+    const rpc = client([server.url], { retry: { baseDelayMs: 50, maxDelayMs: 50 } });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 120);
+    await expect(rpc.getBlockNumber({ signal: controller.signal })).rejects.toBeInstanceOf(RequestAbortedError);
+  });
+
+  it('keeps API keys out of logged URLs', () => {
+    expect(redactUrl('https://eth-mainnet.g.alchemy.com/v2/SECRETKEY')).toBe('https://eth-mainnet.g.alchemy.com/…');
+    expect(redactUrl('http://127.0.0.1:8545')).toBe('http://127.0.0.1:8545');
+  });
+});

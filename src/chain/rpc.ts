@@ -1,0 +1,430 @@
+/**
+ * Per-chain JSON-RPC client on viem: `http` transports with JSON-RPC batching behind a
+ * `fallback` transport, plus the retry policy viem does not have:
+ *
+ *  - each URL retries transient faults (timeouts, 429 with Retry-After, 5xx, resets, truncated or
+ *    garbled JSON, mixed-up response ids) with exponential backoff and jitter;
+ *  - when a URL keeps failing, the fallback transport moves to the next one, and the failing URL
+ *    is skipped for a cool-down so later requests do not pay for it again;
+ *  - when every URL failed, the whole round starts over after a delay; by default it never gives
+ *    up on transient faults (an indexer should wait out an outage, not crash), `maxRounds` bounds it.
+ *
+ * JSON-RPC errors (reverts, unsupported methods, too-big log ranges) are answers, not faults:
+ * they are thrown at once as typed errors (./errors.ts).
+ */
+import { createPublicClient, fallback, http, type PublicClient, type Transport } from 'viem';
+import type { Hex } from '../db/rows.js';
+import { backoffDelay, sleep, type BackoffPolicy } from './backoff.js';
+import {
+  BodyTooLargeError,
+  MalformedResponseError,
+  RequestAbortedError,
+  RetriesExhaustedError,
+  RpcTransportError,
+  WrongResponseIdError,
+  classifyFailure,
+  toRpcError,
+} from './errors.js';
+import { parseQuantity, toQuantity, toSafeNumber } from './hex.js';
+import type { BlockTag, RpcBlock, RpcLog, RpcLogFilter, RpcReceipt } from './rpc-types.js';
+
+/** The subset of pino's logger this layer uses. */
+export interface RpcLogger {
+  warn(obj: Record<string, unknown>, msg?: string): void;
+  info(obj: Record<string, unknown>, msg?: string): void;
+  debug(obj: Record<string, unknown>, msg?: string): void;
+}
+
+export const silentLogger: RpcLogger = { warn() {}, info() {}, debug() {} };
+
+export interface RetryPolicy extends BackoffPolicy {
+  /** tries on one URL (first try included) before falling over to the next URL */
+  attemptsPerUrl: number;
+  /** passes over all URLs before giving up; Infinity = wait out any outage */
+  maxRounds: number;
+  /** a Retry-After beyond this is clipped (a misconfigured server must not park us for hours) */
+  maxRetryAfterMs: number;
+  /** how long a URL that exhausted its attempts is skipped while other URLs remain */
+  urlCooldownMs: number;
+}
+
+export const defaultRetryPolicy: RetryPolicy = {
+  baseDelayMs: 250,
+  maxDelayMs: 30_000,
+  jitter: 0.5,
+  attemptsPerUrl: 3,
+  maxRounds: Number.POSITIVE_INFINITY,
+  maxRetryAfterMs: 120_000,
+  urlCooldownMs: 30_000,
+};
+
+export interface RpcClientOptions {
+  chainId: number;
+  /** in order of preference */
+  urls: readonly string[];
+  logger?: RpcLogger;
+  /** per HTTP exchange (one batch) */
+  timeoutMs?: number;
+  /** JSON-RPC calls per HTTP batch */
+  batchSize?: number;
+  /** how long calls wait to be batched together */
+  batchWaitMs?: number;
+  /**
+   * Largest response body accepted. viem refuses more than 10 MiB by default, which a batch of
+   * full mainnet blocks or receipts exceeds; 256 MiB stays well under V8's string limit.
+   */
+  maxResponseBytes?: number;
+  retry?: Partial<RetryPolicy>;
+}
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+  /** overrides the client's `retry.maxRounds` for this call */
+  maxRounds?: number;
+}
+
+export type BlockRef = bigint | BlockTag;
+
+export interface RpcClient {
+  readonly chainId: number;
+  readonly urls: readonly string[];
+  readonly logger: RpcLogger;
+  /** the underlying viem client, for code that wants viem's typed actions */
+  readonly viem: PublicClient;
+  request<T = unknown>(method: string, params?: readonly unknown[], options?: RequestOptions): Promise<T>;
+  getChainId(options?: RequestOptions): Promise<number>;
+  getBlockNumber(options?: RequestOptions): Promise<bigint>;
+  /** null when the node does not have the block (yet) */
+  getBlock(block: BlockRef, includeTransactions: boolean, options?: RequestOptions): Promise<RpcBlock | null>;
+  /** by number, tag or block hash; null when the node does not have the block (yet) */
+  getBlockReceipts(block: BlockRef | Hex, options?: RequestOptions): Promise<RpcReceipt[] | null>;
+  getTransactionReceipt(hash: Hex, options?: RequestOptions): Promise<RpcReceipt | null>;
+  getLogs(filter: RpcLogFilter, options?: RequestOptions): Promise<RpcLog[]>;
+  call(to: Hex, data: Hex, block?: BlockRef, options?: RequestOptions): Promise<Hex>;
+  getCode(address: Hex, block?: BlockRef, options?: RequestOptions): Promise<Hex>;
+  getStorageAt(address: Hex, slot: Hex, block?: BlockRef, options?: RequestOptions): Promise<Hex>;
+}
+
+/**
+ * eth_call whose failure is the contract's answer (revert, missing function, bad opcode) → null.
+ * Faults of the node or the connection still throw: they say nothing about the contract.
+ */
+export async function callOrNull(
+  rpc: RpcClient,
+  to: Hex,
+  data: Hex,
+  block: BlockRef = 'latest',
+  options: RequestOptions = {},
+): Promise<Hex | null> {
+  try {
+    return await rpc.call(to, data, block, options);
+  } catch (error) {
+    const { kind } = classifyFailure(error, 'eth_call');
+    if (kind === 'rpc-error' || kind === 'method-unsupported') return null;
+    throw error;
+  }
+}
+
+export const DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
+
+export function blockParam(block: BlockRef | Hex): string {
+  return typeof block === 'bigint' ? toQuantity(block) : block;
+}
+
+/** Provider URLs often carry API keys in the path or query: log the origin only. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    const hasMore = parsed.pathname.length > 1 || parsed.search !== '';
+    return `${parsed.protocol}//${parsed.host}${hasMore ? '/…' : ''}`;
+  } catch {
+    return '<invalid url>';
+  }
+}
+
+interface Endpoint {
+  url: string;
+  label: string;
+  /** epoch ms before which the server asked (Retry-After) not to be called */
+  notBefore: number;
+  /** epoch ms until which this URL is skipped while another is usable */
+  cooldownUntil: number;
+}
+
+const availableFrom = (endpoint: Endpoint): number => Math.max(endpoint.notBefore, endpoint.cooldownUntil);
+
+export function createRpcClient(options: RpcClientOptions): RpcClient {
+  if (options.urls.length === 0) throw new TypeError(`chain ${options.chainId}: no RPC URLs`);
+  const logger = options.logger ?? silentLogger;
+  const policy: RetryPolicy = { ...defaultRetryPolicy, ...options.retry };
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const endpoints: Endpoint[] = options.urls.map((url) => ({ url, label: redactUrl(url), notBefore: 0, cooldownUntil: 0 }));
+  // One log line per failure, not one per request of the failed batch: all of them receive the
+  // same error object.
+  const logged = new WeakMap<object, Set<string>>();
+  // ... and one delay per failure, so the requests of a failed batch retry together and are
+  // batched together again instead of trickling out one HTTP exchange each.
+  const delays = new WeakMap<object, number>();
+  const context: RetryContext = { chainId: options.chainId, logger, policy, endpoints, logged, delays };
+
+  const transports = endpoints.map((endpoint) =>
+    withUrlRetries(
+      http(endpoint.url, {
+        batch: { batchSize: options.batchSize ?? 100, wait: options.batchWaitMs ?? 0 },
+        fetchFn: createCheckedFetch(maxResponseBytes),
+        maxResponseBodySize: maxResponseBytes,
+        retryCount: 0,
+        timeout: options.timeoutMs ?? 30_000,
+      }),
+      endpoint,
+      context,
+    ),
+  );
+  const viemClient = createPublicClient({
+    transport: fallback(transports, {
+      retryCount: 0,
+      // Only transient faults move on to the next URL; an answer (revert, unsupported method)
+      // would be the same everywhere.
+      shouldThrow: (error) => classifyFailure(error).kind !== 'transient',
+    }),
+  });
+  const viemRequest = viemClient.request as unknown as (
+    args: { method: string; params?: readonly unknown[] },
+    options?: { signal?: AbortSignal },
+  ) => Promise<unknown>;
+
+  async function request<T>(method: string, params: readonly unknown[] = [], requestOptions: RequestOptions = {}): Promise<T> {
+    const { signal } = requestOptions;
+    const maxRounds = requestOptions.maxRounds ?? policy.maxRounds;
+    for (let round = 0; ; round++) {
+      try {
+        return (await viemRequest({ method, params }, signal ? { signal } : undefined)) as T;
+      } catch (error) {
+        if (signal?.aborted) throw new RequestAbortedError(`${method}: aborted`, { method, cause: error });
+        const rpcError = toRpcError(error, method);
+        const { kind } = classifyFailure(rpcError, method);
+        if (kind !== 'transient') throw rpcError;
+        if (round + 1 >= maxRounds) throw new RetriesExhaustedError(round + 1, rpcError, { method });
+        // Keep growing the delay across rounds, and honour the shortest Retry-After.
+        let delayMs = sharedDelay(context, error, () => backoffDelay(policy.attemptsPerUrl + round, policy));
+        const soonestUp = Math.min(...endpoints.map((e) => e.notBefore)) - Date.now();
+        if (soonestUp > delayMs) delayMs = Math.min(soonestUp, policy.maxRetryAfterMs);
+        logOnce(context, error, 'warn', { method, round: round + 1, delayMs, reason: rpcError.message }, 'all RPC URLs failed; retrying');
+        try {
+          await sleep(delayMs, signal);
+        } catch (abortReason) {
+          throw new RequestAbortedError(`${method}: aborted`, { method, cause: abortReason });
+        }
+      }
+    }
+  }
+
+  const client: RpcClient = {
+    chainId: options.chainId,
+    urls: options.urls,
+    logger,
+    viem: viemClient as PublicClient,
+    request,
+    async getChainId(o) {
+      return toSafeNumber(parseQuantity(await request<string>('eth_chainId', [], o)), 'chain id');
+    },
+    async getBlockNumber(o) {
+      return parseQuantity(await request<string>('eth_blockNumber', [], o));
+    },
+    getBlock(block, includeTransactions, o) {
+      return request<RpcBlock | null>('eth_getBlockByNumber', [blockParam(block), includeTransactions], o);
+    },
+    getBlockReceipts(block, o) {
+      return request<RpcReceipt[] | null>('eth_getBlockReceipts', [blockParam(block)], o);
+    },
+    getTransactionReceipt(hash, o) {
+      return request<RpcReceipt | null>('eth_getTransactionReceipt', [hash], o);
+    },
+    getLogs(filter, o) {
+      return request<RpcLog[]>('eth_getLogs', [filter], o);
+    },
+    call(to, data, block = 'latest', o) {
+      return request<Hex>('eth_call', [{ to, data }, blockParam(block)], o);
+    },
+    getCode(address, block = 'latest', o) {
+      return request<Hex>('eth_getCode', [address, blockParam(block)], o);
+    },
+    getStorageAt(address, slot, block = 'latest', o) {
+      return request<Hex>('eth_getStorageAt', [address, slot, blockParam(block)], o);
+    },
+  };
+  return client;
+}
+
+interface RetryContext {
+  chainId: number;
+  logger: RpcLogger;
+  policy: RetryPolicy;
+  endpoints: Endpoint[];
+  logged: WeakMap<object, Set<string>>;
+  delays: WeakMap<object, number>;
+}
+
+function sharedDelay(context: RetryContext, error: unknown, compute: () => number): number {
+  if (typeof error !== 'object' || error === null) return compute();
+  let delay = context.delays.get(error);
+  if (delay === undefined) {
+    delay = compute();
+    context.delays.set(error, delay);
+  }
+  return delay;
+}
+
+/** Wraps one URL's transport so that transient faults are retried on that URL first. */
+function withUrlRetries(inner: Transport, endpoint: Endpoint, context: RetryContext): Transport {
+  const { policy, endpoints } = context;
+  const anotherUsable = (now: number): boolean => endpoints.some((e) => e !== endpoint && availableFrom(e) <= now);
+  return ((parameters) => {
+    const transport = inner(parameters);
+    const request = (async (args: { method: string; params?: unknown }, requestOptions?: { signal?: AbortSignal }) => {
+      if (availableFrom(endpoint) > Date.now() && anotherUsable(Date.now())) {
+        throw new RpcTransportError(`${endpoint.label} is cooling down`, null, null, { method: args.method });
+      }
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const result: unknown = await transport.request(args as never, requestOptions as never);
+          endpoint.cooldownUntil = 0;
+          return result;
+        } catch (error) {
+          const { kind, retryAfterMs } = classifyFailure(error, args.method);
+          if (kind !== 'transient' || requestOptions?.signal?.aborted) throw error;
+          const now = Date.now();
+          const waitMs = retryAfterMs === null ? null : Math.min(retryAfterMs, policy.maxRetryAfterMs);
+          if (waitMs !== null) endpoint.notBefore = Math.max(endpoint.notBefore, now + waitMs);
+          const lastAttempt = attempt + 1 >= policy.attemptsPerUrl;
+          // A long Retry-After is a reason to use another URL now rather than wait here.
+          const longWait = waitMs !== null && waitMs > policy.maxDelayMs && anotherUsable(now);
+          if (lastAttempt || longWait) {
+            if (endpoints.length > 1) endpoint.cooldownUntil = now + policy.urlCooldownMs;
+            if (endpoints.length > 1) logOnce(context, error, 'info', { url: endpoint.label, method: args.method, reason: describe(error, args.method) }, 'RPC URL failing; trying the next one');
+            throw error;
+          }
+          const delayMs = waitMs ?? sharedDelay(context, error, () => backoffDelay(attempt, policy));
+          logOnce(
+            context,
+            error,
+            'warn',
+            { url: endpoint.label, method: args.method, attempt: attempt + 1, delayMs, reason: describe(error, args.method) },
+            'RPC request failed; retrying',
+          );
+          await sleep(delayMs, requestOptions?.signal);
+        }
+      }
+    }) as typeof transport.request;
+    return { ...transport, request };
+  }) as Transport;
+}
+
+function describe(error: unknown, method: string): string {
+  return toRpcError(error, method).message;
+}
+
+function logOnce(
+  context: RetryContext,
+  error: unknown,
+  level: 'warn' | 'info',
+  fields: Record<string, unknown>,
+  message: string,
+): void {
+  const payload = { chainId: context.chainId, ...fields };
+  if (typeof error !== 'object' || error === null) {
+    context.logger[level](payload, message);
+    return;
+  }
+  const messages = context.logged.get(error) ?? new Set<string>();
+  context.logged.set(error, messages);
+  if (messages.has(message)) {
+    context.logger.debug(payload, message);
+  } else {
+    messages.add(message);
+    context.logger[level](payload, message);
+  }
+}
+
+/**
+ * viem's fetch, plus what viem does not check: the body is complete JSON and every response id
+ * answers a request id (viem pairs batch responses by sorting ids, so a proxy that mixes up or
+ * drops responses would otherwise hand one call another call's result). The body is read with
+ * our size cap so that an oversized answer fails before it is buffered whole.
+ */
+function createCheckedFetch(maxBytes: number) {
+  return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const response = await fetch(input, init);
+    if (!response.ok) return response;
+    const text = await readBodyCapped(response, maxBytes);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (error) {
+      throw new MalformedResponseError(`malformed JSON response (${text.length} chars)`, { cause: error });
+    }
+    if (typeof init?.body === 'string') checkResponseIds(JSON.parse(init.body) as unknown, parsed);
+    return new Response(text, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: { 'content-type': 'application/json' },
+    });
+  };
+}
+
+async function readBodyCapped(response: Response, maxBytes: number): Promise<string> {
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+  if (declared > maxBytes) {
+    await response.body?.cancel();
+    throw new BodyTooLargeError(maxBytes);
+  }
+  if (!response.body) return response.text();
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw new BodyTooLargeError(maxBytes);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function isErrorWithoutId(item: unknown): boolean {
+  if (typeof item !== 'object' || item === null) return false;
+  const record = item as Record<string, unknown>;
+  return record['error'] !== undefined && (record['id'] === null || record['id'] === undefined);
+}
+
+function idOf(item: unknown): string {
+  return typeof item === 'object' && item !== null ? String((item as Record<string, unknown>)['id']) : '<not an object>';
+}
+
+function checkResponseIds(requestBody: unknown, responseBody: unknown): void {
+  if (!Array.isArray(requestBody)) {
+    if (isErrorWithoutId(responseBody)) return;
+    if (idOf(responseBody) !== idOf(requestBody)) {
+      throw new WrongResponseIdError(`response id ${idOf(responseBody)} for request id ${idOf(requestBody)}`);
+    }
+    return;
+  }
+  // A server that rejects a whole batch answers with one id-less error; viem spreads it.
+  if (isErrorWithoutId(responseBody)) return;
+  if (Array.isArray(responseBody) && responseBody.length === 1 && isErrorWithoutId(responseBody[0])) return;
+  if (!Array.isArray(responseBody)) throw new WrongResponseIdError('batch request answered with a single response');
+  const expected = new Set(requestBody.map(idOf));
+  if (responseBody.length !== expected.size) {
+    throw new WrongResponseIdError(`batch of ${expected.size} answered with ${responseBody.length} responses`);
+  }
+  const seen = new Set<string>();
+  for (const item of responseBody) {
+    const id = idOf(item);
+    if (!expected.has(id) || seen.has(id)) throw new WrongResponseIdError(`unexpected response id ${id} in batch`);
+    seen.add(id);
+  }
+}
