@@ -13,6 +13,8 @@ export interface ChainConfig {
   pollIntervalMs: number;
   /** tokens whose balances change without events: always reconciled with balanceOf */
   rebasingTokens: Hex[];
+  /** WETH-like tokens whose Deposit/Withdrawal events mint and burn (others are detected) */
+  wrappedNativeTokens?: Hex[];
 }
 
 export interface ApiConfig {

@@ -46,3 +46,13 @@ export async function orphanBlocksAbove(db: Queryable, chainId: number, ancestor
   ]);
   return rows.length;
 }
+
+export async function changesFrom(db: Queryable, chainId: number): Promise<bigint | null> {
+  const rows = await db.query<{ changes_from: string | null }>('SELECT changes_from::text AS changes_from FROM chains WHERE chain_id = $1', [chainId]);
+  const v = rows[0]?.changes_from;
+  return v === null || v === undefined ? null : BigInt(v);
+}
+
+export async function setChangesFrom(db: Queryable, chainId: number, block: bigint | null): Promise<void> {
+  await db.query('UPDATE chains SET changes_from = $2 WHERE chain_id = $1', [chainId, block === null ? null : block.toString()]);
+}

@@ -52,3 +52,23 @@ export async function upsertAddressTags(db: Queryable, tags: readonly AddressTag
     ],
   );
 }
+
+/** Addresses the enrichment has yet to look at; known ones are left as they are. */
+export async function addUncheckedAddresses(db: Queryable, chainId: number, hashes: readonly string[]): Promise<void> {
+  if (hashes.length === 0) return;
+  await db.query(
+    `INSERT INTO addresses (chain_id, hash)
+     SELECT $1, decode(h, 'hex') FROM unnest($2::text[]) h
+     ON CONFLICT (chain_id, hash) DO NOTHING`,
+    [chainId, hexArray(hashes)],
+  );
+}
+
+/** A batch of addresses never checked, for the enrichment loop. */
+export async function uncheckedAddresses(db: Queryable, chainId: number, limit: number): Promise<string[]> {
+  const rows = await db.query<{ hash: string }>(
+    "SELECT '0x' || encode(hash, 'hex') AS hash FROM addresses WHERE chain_id = $1 AND checked_at IS NULL LIMIT $2",
+    [chainId, limit],
+  );
+  return rows.map((r) => r.hash);
+}

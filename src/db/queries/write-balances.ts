@@ -126,3 +126,23 @@ export async function balancesChangedAbove(db: Queryable, chainId: number, block
   );
   return rows.map((r) => ({ token: fromHexText(r.token), holder: fromHexText(r.holder), tokenId: r.token_id === null ? null : BigInt(r.token_id) }));
 }
+
+export async function negativeBalances(db: Queryable, chainId: number): Promise<BalanceKey[]> {
+  const rows = await db.query<{ token: string; holder: string; token_id: string | null }>(
+    `SELECT encode(token, 'hex') AS token, encode(holder, 'hex') AS holder, token_id::text AS token_id
+     FROM token_balances WHERE chain_id = $1 AND value < 0`,
+    [chainId],
+  );
+  return rows.map((r) => ({ token: fromHexText(r.token), holder: fromHexText(r.holder), tokenId: r.token_id === null ? null : BigInt(r.token_id) }));
+}
+
+/** Every balance row of some tokens (rebasing tokens, reconciled wholesale). */
+export async function balancesOfTokens(db: Queryable, chainId: number, tokens: readonly string[]): Promise<BalanceKey[]> {
+  if (tokens.length === 0) return [];
+  const rows = await db.query<{ token: string; holder: string; token_id: string | null }>(
+    `SELECT encode(token, 'hex') AS token, encode(holder, 'hex') AS holder, token_id::text AS token_id
+     FROM token_balances WHERE chain_id = $1 AND token = ANY(SELECT decode(x, 'hex') FROM unnest($2::text[]) x)`,
+    [chainId, hexArray(tokens)],
+  );
+  return rows.map((r) => ({ token: fromHexText(r.token), holder: fromHexText(r.holder), tokenId: r.token_id === null ? null : BigInt(r.token_id) }));
+}

@@ -59,3 +59,32 @@ export async function refreshHolderCounts(db: Queryable, chainId: number, tokens
     [chainId, hexArray(tokens)],
   );
 }
+
+/** Tokens whose name, symbol and decimals have not been asked for yet. */
+export async function tokensWithoutMetadata(db: Queryable, chainId: number, limit: number): Promise<string[]> {
+  const rows = await db.query<{ address: string }>(
+    "SELECT '0x' || encode(address, 'hex') AS address FROM tokens WHERE chain_id = $1 AND NOT metadata_fetched LIMIT $2",
+    [chainId, limit],
+  );
+  return rows.map((r) => r.address);
+}
+
+/** Stores fetched metadata (nulls where a call failed) and names the token's address after it. */
+export async function saveTokenMetadata(db: Queryable, tokens: readonly TokenRow[]): Promise<void> {
+  if (tokens.length === 0) return;
+  await upsertTokens(db, tokens);
+  const chainId = tokens[0]!.chainId;
+  const addresses = hexArray(tokens.map((t) => t.address));
+  await db.query(
+    `UPDATE tokens SET metadata_fetched = true
+     WHERE chain_id = $1 AND address = ANY(SELECT decode(x, 'hex') FROM unnest($2::text[]) x)`,
+    [chainId, addresses],
+  );
+  await db.query(
+    `INSERT INTO addresses (chain_id, hash, is_contract, name)
+     SELECT $1, decode(u.address, 'hex'), true, u.name FROM unnest($2::text[], $3::text[]) AS u(address, name)
+     WHERE u.name IS NOT NULL
+     ON CONFLICT (chain_id, hash) DO UPDATE SET name = excluded.name`,
+    [chainId, addresses, tokens.map((t) => t.name)],
+  );
+}

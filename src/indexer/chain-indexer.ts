@@ -1,0 +1,214 @@
+import type { ChainConfig } from '../config/config.js';
+import { ConfigError } from '../config/config.js';
+import type { RpcClient } from '../chain/rpc.js';
+import { fetchBlocksWithReceipts } from '../chain/fetch-blocks.js';
+import { detectTraceMethod, fetchBlockTraceSummary } from '../chain/traces.js';
+import { sleep } from '../chain/backoff.js';
+import type { Database } from '../db/client.js';
+import { isConnectionFailure } from '../db/unavailable.js';
+import type { Hex } from '../db/rows.js';
+import { balancesOfTokens, negativeBalances, pruneBalanceChanges } from '../db/queries/write-balances.js';
+import { consensusHashes, indexedBlock, setHeadBlock } from '../db/queries/progress.js';
+import { transformBatch, findLinkBreak, type IndexBatch } from './transform.js';
+import { writeBatch } from './write-batch.js';
+import { reconcileBalances } from './reconcile.js';
+import { findCommonAncestor, rollBackTo, type Logger } from './reorg.js';
+import { WrappedNativeTokens } from './wrapped-native.js';
+import type { IndexerMetrics } from './metrics.js';
+
+export interface ChainIndexerOptions {
+  db: Database;
+  rpc: RpcClient;
+  chain: ChainConfig;
+  logger: Logger;
+  metrics?: IndexerMetrics;
+  /** called after each batch, for progress displays */
+  onBatch?: (info: { batch: IndexBatch; head: bigint; ms: number }) => void;
+  /** blocks per batch: adapted between these bounds to aim at `targetTransfers` per batch */
+  minBatchBlocks?: number;
+  maxBatchBlocks?: number;
+  targetTransfers?: number;
+  /** ranges fetched ahead of the writer */
+  prefetch?: number;
+  traces?: boolean;
+}
+
+export async function verifyChainId(rpc: RpcClient, expected: number): Promise<void> {
+  const actual = await rpc.getChainId();
+  if (actual !== expected) {
+    throw new ConfigError(`chain ${expected}: the RPC endpoint serves chain id ${actual}, not ${expected}`);
+  }
+}
+
+interface Range {
+  from: bigint;
+  to: bigint;
+  fetched: Promise<IndexBatch>;
+}
+
+/**
+ * One chain's pipeline: fetch (blocks + receipts, traces when the node has them) →
+ * transform (rows and balance deltas, no I/O) → write (one transaction per batch, progress
+ * included), from the start block to the head and then following it, rolling back on reorgs.
+ */
+export class ChainIndexer {
+  private readonly db: Database;
+  private readonly rpc: RpcClient;
+  private readonly chain: ChainConfig;
+  private readonly logger: Logger;
+  private readonly wrapped: WrappedNativeTokens;
+  private batchBlocks: number;
+  private tracesEnabled: boolean | null;
+  private ahead: Range[] = [];
+
+  constructor(private readonly options: ChainIndexerOptions) {
+    this.db = options.db;
+    this.rpc = options.rpc;
+    this.chain = options.chain;
+    this.logger = options.logger;
+    this.wrapped = new WrappedNativeTokens(options.rpc, options.chain.wrappedNativeTokens ?? []);
+    this.batchBlocks = options.minBatchBlocks ?? 10;
+    this.tracesEnabled = options.traces === false ? false : null;
+  }
+
+  private get label() {
+    return { chainId: this.chain.chainId };
+  }
+
+  private get metricLabel() {
+    return { chain_id: String(this.chain.chainId) };
+  }
+
+  async run(signal: AbortSignal): Promise<void> {
+    await verifyChainId(this.rpc, this.chain.chainId);
+    await this.reconcileLeftovers();
+    const tip = await indexedBlock(this.db, this.chain.chainId);
+    let next = tip ? tip.number + 1n : this.chain.startBlock;
+    let parent: Hex | null = tip?.hash ?? null;
+    this.logger.info({ ...this.label, from: next.toString() }, tip ? 'resuming' : 'starting');
+    while (!signal.aborted) {
+      try {
+        const head = await this.rpc.getBlockNumber({ signal });
+        await setHeadBlock(this.db, this.chain.chainId, head);
+        this.options.metrics?.headBlock.set(this.metricLabel, Number(head));
+        if (next > head) {
+          this.ahead = [];
+          await sleep(this.chain.pollIntervalMs, signal);
+          continue;
+        }
+        const started = Date.now();
+        const batch = await this.take(next, head, signal);
+        const brokenAt = findLinkBreak(batch.blocks, parent);
+        if (brokenAt !== null) {
+          this.ahead = [];
+          if (brokenAt === next && parent !== null) {
+            ({ next, parent } = await this.handleReorg(next));
+          } else {
+            // the node reorganised while the range was being fetched: fetch it again
+            await sleep(Math.min(this.chain.pollIntervalMs, 500), signal);
+          }
+          continue;
+        }
+        const negative = await writeBatch(this.db, this.chain.chainId, batch);
+        await this.reconcileAfter(batch, negative);
+        this.afterBatch(batch, head, Date.now() - started);
+        parent = batch.blocks[batch.blocks.length - 1]!.hash;
+        next = batch.to + 1n;
+      } catch (error) {
+        if (signal.aborted) break;
+        this.ahead = [];
+        // RPC faults are retried inside the client; what reaches here is a database outage or
+        // a fault that outlived the client's patience: wait and carry on from the committed state.
+        this.logger.error(
+          { ...this.label, err: error instanceof Error ? error.message : String(error), database: isConnectionFailure(error) },
+          'indexing step failed; retrying from the last committed block',
+        );
+        await sleep(2_000, signal).catch(() => undefined);
+        const tip = await indexedBlock(this.db, this.chain.chainId).catch(() => undefined);
+        if (tip !== undefined) {
+          next = tip ? tip.number + 1n : this.chain.startBlock;
+          parent = tip?.hash ?? null;
+        }
+      }
+    }
+  }
+
+  /** The batch starting at `from`, using ranges fetched ahead while the previous one was written. */
+  private async take(from: bigint, head: bigint, signal: AbortSignal): Promise<IndexBatch> {
+    if (this.ahead[0]?.from !== from) this.ahead = [];
+    let end = this.ahead.length > 0 ? this.ahead[this.ahead.length - 1]!.to : from - 1n;
+    while (this.ahead.length < (this.options.prefetch ?? 2) && end < head) {
+      const start = end + 1n;
+      const to = start + BigInt(this.batchBlocks) - 1n < head ? start + BigInt(this.batchBlocks) - 1n : head;
+      const fetched = this.fetchRange(start, to, head, signal);
+      fetched.catch(() => undefined); // awaited when its turn comes
+      this.ahead.push({ from: start, to, fetched });
+      end = to;
+    }
+    const range = this.ahead.shift()!;
+    return range.fetched;
+  }
+
+  private async fetchRange(from: bigint, to: bigint, head: bigint, signal: AbortSignal): Promise<IndexBatch> {
+    const blocks = await fetchBlocksWithReceipts(this.rpc, from, to, { signal, pollIntervalMs: this.chain.pollIntervalMs });
+    const withTraces = (await this.useTraces(from))
+      ? await Promise.all(blocks.map(async (b) => ({ ...b, traces: await fetchBlockTraceSummary(this.rpc, BigInt(b.block.number)) })))
+      : blocks.map((b) => ({ ...b, traces: null }));
+    await this.wrapped.learnFrom(blocks.flatMap((b) => b.receipts.flatMap((r) => r.logs)), to);
+    return transformBatch(withTraces, {
+      chainId: this.chain.chainId,
+      wrappedNativeTokens: this.wrapped.set,
+      recordAbove: head - BigInt(this.chain.reorgWindow),
+    });
+  }
+
+  private async useTraces(probeBlock: bigint): Promise<boolean> {
+    if (this.tracesEnabled === null) {
+      const method = await detectTraceMethod(this.rpc, probeBlock);
+      this.tracesEnabled = method !== null;
+      this.logger.info({ ...this.label, traces: method ?? 'none' }, 'trace support detected');
+    }
+    return this.tracesEnabled;
+  }
+
+  private async handleReorg(next: bigint): Promise<{ next: bigint; parent: Hex | null }> {
+    const floor = this.chain.startBlock - 1n;
+    const ancestor = await findCommonAncestor(this.db, this.rpc, this.chain.chainId, next - 1n, floor);
+    await rollBackTo(this.db, this.rpc, this.chain.chainId, ancestor, next - 1n, this.logger);
+    this.options.metrics?.reorgs.inc(this.metricLabel);
+    const parent = (await consensusHashes(this.db, this.chain.chainId, ancestor, ancestor)).get(ancestor) ?? null;
+    return { next: ancestor + 1n, parent };
+  }
+
+  /** Balances only a non-standard token can drive negative, and rebasing tokens' balances. */
+  private async reconcileAfter(batch: IndexBatch, negative: Awaited<ReturnType<typeof writeBatch>>): Promise<void> {
+    const rebasing = this.chain.rebasingTokens;
+    const keys = [...negative, ...(rebasing.length > 0 ? await balancesOfTokens(this.db, this.chain.chainId, rebasing) : [])];
+    if (keys.length === 0) return;
+    if (negative.length > 0) this.logger.warn({ ...this.label, count: negative.length }, 'negative balances reconciled with balanceOf');
+    const n = await reconcileBalances(this.db, this.rpc, this.chain.chainId, keys, batch.to);
+    this.options.metrics?.reconciled.inc(this.metricLabel, n);
+  }
+
+  /** A crash between a batch and its reconciliation leaves negative rows: mend them first. */
+  private async reconcileLeftovers(): Promise<void> {
+    const tip = await indexedBlock(this.db, this.chain.chainId);
+    const keys = await negativeBalances(this.db, this.chain.chainId);
+    if (tip && keys.length > 0) await reconcileBalances(this.db, this.rpc, this.chain.chainId, keys, tip.number);
+  }
+
+  private afterBatch(batch: IndexBatch, head: bigint, ms: number): void {
+    const target = this.options.targetTransfers ?? 20_000;
+    const blocks = batch.blocks.length;
+    // aim the next ranges at a steady number of transfers per transaction
+    const ideal = batch.transfers === 0 ? blocks * 2 : Math.round((blocks * target) / batch.transfers);
+    this.batchBlocks = Math.max(this.options.minBatchBlocks ?? 10, Math.min(this.options.maxBatchBlocks ?? 500, ideal));
+    if (batch.to % 100n === 0n || head - batch.to < BigInt(this.chain.reorgWindow)) {
+      void pruneBalanceChanges(this.db, this.chain.chainId, head - BigInt(this.chain.reorgWindow) * 2n).catch(() => undefined);
+    }
+    this.options.metrics?.blocks.inc(this.metricLabel, blocks);
+    this.options.metrics?.transfers.inc(this.metricLabel, batch.transfers);
+    this.options.metrics?.indexedBlock.set(this.metricLabel, Number(batch.to));
+    this.options.onBatch?.({ batch, head, ms });
+  }
+}

@@ -1,0 +1,79 @@
+import type { RpcClient } from '../chain/rpc.js';
+import type { Database } from '../db/client.js';
+import {
+  applyBalanceDeltas,
+  balancesChangedAbove,
+  takeBalanceChangesAbove,
+} from '../db/queries/write-balances.js';
+import { changesFrom, consensusHashes, orphanBlocksAbove, setChangesFrom, setIndexedBlock } from '../db/queries/progress.js';
+import { balancesAt } from './reconcile.js';
+import { putBalances } from '../db/queries/write-tokens.js';
+import type { BalanceRow } from '../db/rows.js';
+
+export interface Logger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+const STEP = 64n;
+
+/**
+ * The highest block where our chain and the node's agree, searched downward from `below` in
+ * steps, comparing our stored consensus hashes with the node's. `floor` is the block before
+ * the first one we indexed: nothing below it is ours to compare.
+ */
+export async function findCommonAncestor(db: Database, rpc: RpcClient, chainId: number, below: bigint, floor: bigint): Promise<bigint> {
+  let high = below;
+  while (high > floor) {
+    const low = high - STEP + 1n > floor ? high - STEP + 1n : floor + 1n;
+    const ours = await consensusHashes(db, chainId, low, high);
+    const numbers: bigint[] = [];
+    for (let n = high; n >= low; n--) numbers.push(n);
+    const theirs = await Promise.all(numbers.map((n) => rpc.getBlock(n, false)));
+    for (let i = 0; i < numbers.length; i++) {
+      const n = numbers[i]!;
+      const mine = ours.get(n);
+      if (mine !== undefined && theirs[i]?.hash?.toLowerCase() === mine) return n;
+    }
+    high = low - 1n;
+  }
+  return floor;
+}
+
+/**
+ * Undoes everything above `ancestor` in one transaction: balances and holder counts by the
+ * recorded deltas (exact), blocks kept but marked orphaned, progress moved back. A reorg
+ * deeper than the recorded changes sets the touched balances to what the token contracts
+ * report at the ancestor, read before the transaction so a crash cannot split the two.
+ */
+export async function rollBackTo(
+  db: Database,
+  rpc: RpcClient,
+  chainId: number,
+  ancestor: bigint,
+  indexedTip: bigint,
+  logger: Logger,
+): Promise<void> {
+  const exactFrom = await changesFrom(db, chainId);
+  const exact = exactFrom !== null && ancestor + 1n >= exactFrom;
+  const depth = (indexedTip - ancestor).toString();
+  let truth: BalanceRow[] = [];
+  if (!exact) {
+    const keys = await balancesChangedAbove(db, chainId, ancestor);
+    logger.error(
+      { chainId, ancestor: ancestor.toString(), depth, balances: keys.length },
+      'REORG DEEPER THAN THE RECORDED WINDOW: resetting touched balances to balanceOf at the common ancestor',
+    );
+    truth = await balancesAt(rpc, chainId, keys, ancestor);
+  }
+  await db.transaction(async (tx) => {
+    const undo = await takeBalanceChangesAbove(tx, chainId, ancestor);
+    if (exact) await applyBalanceDeltas(tx, chainId, ancestor, undo.map((d) => ({ ...d, delta: -d.delta })));
+    else await putBalances(tx, truth);
+    const orphaned = await orphanBlocksAbove(tx, chainId, ancestor);
+    await setIndexedBlock(tx, chainId, ancestor);
+    if (!exact) await setChangesFrom(tx, chainId, null);
+    logger.warn({ chainId, ancestor: ancestor.toString(), depth, orphaned, exact }, 'reorg rolled back');
+  });
+}

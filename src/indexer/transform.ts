@@ -1,0 +1,110 @@
+import type { BlockWithReceipts } from '../chain/fetch-blocks.js';
+import { buildBlockRow } from '../chain/block-row.js';
+import type { BlockTraceSummary } from '../chain/traces.js';
+import { decodeTokenTransfers, type TokenTransfer } from '../chain/token-events.js';
+import { ZERO_ADDRESS } from '../chain/hex.js';
+import type { BlockRow, Hex, TokenType } from '../db/rows.js';
+import type { BalanceDelta } from '../db/queries/write-balances.js';
+
+/** What one batch of blocks contributes to the database, before any I/O. */
+export interface IndexBatch {
+  from: bigint;
+  to: bigint;
+  blocks: BlockRow[];
+  transfers: number;
+  /** net change per (token, holder, token_id) over the batch */
+  deltas: BalanceDelta[];
+  /** first block of the batch whose changes are recorded for rollback; null if none */
+  recordedFrom: bigint | null;
+  /** net change per block, for the blocks that may still be reorganised */
+  blockDeltas: Array<BalanceDelta & { blockNumber: bigint }>;
+  /** token contracts seen, with the type their events imply */
+  tokens: Map<Hex, TokenType>;
+  /** holders, miners and token contracts, for the address enrichment */
+  addresses: Set<Hex>;
+}
+
+export interface TransformOptions {
+  chainId: number;
+  /** WETH-like contracts whose Deposit/Withdrawal events mint and burn */
+  wrappedNativeTokens: ReadonlySet<string>;
+  /** blocks above this number keep per-block deltas (the reorg window) */
+  recordAbove: bigint;
+}
+
+const key = (token: Hex, holder: Hex, tokenId: bigint | null) => `${token}|${holder}|${tokenId ?? ''}`;
+
+class DeltaSum {
+  readonly sums = new Map<string, BalanceDelta>();
+  add(token: Hex, holder: Hex, tokenId: bigint | null, delta: bigint): void {
+    // The zero address is where mints come from and burns go: never a holder.
+    if (holder === ZERO_ADDRESS || delta === 0n) return;
+    const k = key(token, holder, tokenId);
+    const entry = this.sums.get(k);
+    if (entry) entry.delta += delta;
+    else this.sums.set(k, { token, holder, tokenId, delta });
+  }
+  nonZero(): BalanceDelta[] {
+    return [...this.sums.values()].filter((d) => d.delta !== 0n);
+  }
+}
+
+export function transformBatch(
+  fetched: ReadonlyArray<BlockWithReceipts & { traces: BlockTraceSummary | null }>,
+  options: TransformOptions,
+): IndexBatch {
+  const batch = new DeltaSum();
+  const blockDeltas: IndexBatch['blockDeltas'] = [];
+  const tokens = new Map<Hex, TokenType>();
+  const addresses = new Set<Hex>();
+  const blocks: BlockRow[] = [];
+  let transfers = 0;
+  for (const { block, receipts, traces } of fetched) {
+    const row = buildBlockRow(block, receipts, traces, { chainId: options.chainId });
+    blocks.push(row);
+    addresses.add(row.miner);
+    const perBlock = new DeltaSum();
+    const logs = receipts.flatMap((r) => r.logs);
+    const decoded: TokenTransfer[] = decodeTokenTransfers(logs, { wrappedNativeTokens: options.wrappedNativeTokens });
+    transfers += decoded.length;
+    for (const t of decoded) {
+      if (!tokens.has(t.token)) tokens.set(t.token, t.tokenType);
+      addresses.add(t.token);
+      // Balances are per id only for ERC-1155; an ERC-721 balance is the count of NFTs held.
+      const id = t.tokenType === 'ERC-1155' ? t.tokenId : null;
+      for (const target of [batch, perBlock]) {
+        target.add(t.token, t.from, id, -t.value);
+        target.add(t.token, t.to, id, t.value);
+      }
+      if (t.from !== ZERO_ADDRESS) addresses.add(t.from);
+      if (t.to !== ZERO_ADDRESS) addresses.add(t.to);
+    }
+    if (row.number > options.recordAbove) {
+      for (const d of perBlock.nonZero()) blockDeltas.push({ ...d, blockNumber: row.number });
+    }
+  }
+  const from = blocks[0]?.number ?? 0n;
+  const to = blocks[blocks.length - 1]?.number ?? -1n;
+  const firstRecorded = options.recordAbove + 1n > from ? options.recordAbove + 1n : from;
+  return {
+    from,
+    to,
+    recordedFrom: firstRecorded <= to ? firstRecorded : null,
+    blocks,
+    transfers,
+    deltas: batch.nonZero(),
+    blockDeltas,
+    tokens,
+    addresses,
+  };
+}
+
+/** Block hashes must chain; a break means the node reorganised while we fetched. */
+export function findLinkBreak(blocks: readonly BlockRow[], expectedParent: Hex | null): bigint | null {
+  let parent = expectedParent;
+  for (const b of blocks) {
+    if (parent !== null && b.parentHash !== parent) return b.number;
+    parent = b.hash;
+  }
+  return null;
+}

@@ -1,0 +1,49 @@
+import type { RpcClient } from '../chain/rpc.js';
+import { callOrNull } from '../chain/rpc.js';
+import { DEPOSIT_TOPIC, WITHDRAWAL_TOPIC } from '../chain/token-events.js';
+import { TOKEN_SELECTORS } from '../chain/token-metadata.js';
+import type { RpcLog } from '../chain/rpc-types.js';
+import type { Hex } from '../db/rows.js';
+
+/**
+ * Deposit(address,uint256)/Withdrawal(address,uint256) mint and burn only on WETH-like
+ * tokens; vaults and bridges emit the same events without being tokens. A contract emitting
+ * them counts as wrapped native when it is configured as such, or when it answers
+ * totalSupply() and decimals() like a token. Each contract is probed once per process.
+ */
+export class WrappedNativeTokens {
+  private readonly known: Set<string>;
+  private readonly rejected = new Set<string>();
+
+  constructor(
+    private readonly rpc: RpcClient,
+    configured: readonly string[] = [],
+  ) {
+    this.known = new Set(configured.map((a) => a.toLowerCase()));
+  }
+
+  get set(): ReadonlySet<string> {
+    return this.known;
+  }
+
+  /** Probes the not-yet-classified emitters of Deposit/Withdrawal in these logs. */
+  async learnFrom(logs: readonly RpcLog[], block: bigint): Promise<void> {
+    const candidates = new Set<Hex>();
+    for (const log of logs) {
+      const topic = log.topics[0];
+      if ((topic !== DEPOSIT_TOPIC && topic !== WITHDRAWAL_TOPIC) || log.topics.length !== 2) continue;
+      const address = log.address.toLowerCase() as Hex;
+      if (!this.known.has(address) && !this.rejected.has(address)) candidates.add(address);
+    }
+    await Promise.all(
+      [...candidates].map(async (address) => {
+        const [supply, decimals] = await Promise.all([
+          callOrNull(this.rpc, address, TOKEN_SELECTORS.totalSupply, block),
+          callOrNull(this.rpc, address, TOKEN_SELECTORS.decimals, block),
+        ]);
+        const tokenLike = [supply, decimals].every((r) => r !== null && r.length === 66);
+        (tokenLike ? this.known : this.rejected).add(address);
+      }),
+    );
+  }
+}

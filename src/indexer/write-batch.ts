@@ -1,0 +1,48 @@
+import type { Database, Queryable } from '../db/client.js';
+import type { TokenType } from '../db/rows.js';
+import { upsertBlocks } from '../db/queries/write-blocks.js';
+import { applyBalanceDeltas, recordBalanceChanges, type BalanceKey } from '../db/queries/write-balances.js';
+import { addUncheckedAddresses } from '../db/queries/write-addresses.js';
+import { changesFrom, setChangesFrom, setIndexedBlock } from '../db/queries/progress.js';
+import type { IndexBatch } from './transform.js';
+
+/** Adds tokens not yet known, with the type their first events implied; never retypes. */
+async function insertNewTokens(db: Queryable, chainId: number, tokens: Map<string, TokenType>) {
+  if (tokens.size === 0) return;
+  await db.query(
+    `INSERT INTO tokens (chain_id, address, type)
+     SELECT $1, decode(u.address, 'hex'), u.type FROM unnest($2::text[], $3::text[]) AS u(address, type)
+     ON CONFLICT (chain_id, address) DO NOTHING`,
+    [chainId, [...tokens.keys()].map((a) => a.slice(2)), [...tokens.values()]],
+  );
+}
+
+/**
+ * Writes one batch and the progress marker in one transaction: after a crash at any moment
+ * either all of the batch is there and the marker says so, or none of it is.
+ * Returns the balances that went negative, for reconciliation.
+ */
+export async function writeBatch(db: Database, chainId: number, batch: IndexBatch): Promise<BalanceKey[]> {
+  return db.transaction(async (tx) => {
+    await insertNewTokens(tx, chainId, batch.tokens);
+    await upsertBlocks(tx, batch.blocks);
+    const negative = await applyBalanceDeltas(tx, chainId, batch.to, batch.deltas);
+    await recordBalanceChanges(tx, chainId, batch.blockDeltas);
+    await addUncheckedAddresses(tx, chainId, [...batch.addresses]);
+    await updateChangesFrom(tx, chainId, batch);
+    await setIndexedBlock(tx, chainId, batch.to);
+    return negative;
+  });
+}
+
+/**
+ * Recorded blocks form a suffix of each batch (those inside the reorg window). Rollbacks are
+ * exact down to `changes_from`, the start of the unbroken run of recorded blocks.
+ */
+async function updateChangesFrom(tx: Queryable, chainId: number, batch: IndexBatch) {
+  if (batch.recordedFrom === batch.from) {
+    if ((await changesFrom(tx, chainId)) === null) await setChangesFrom(tx, chainId, batch.from);
+  } else {
+    await setChangesFrom(tx, chainId, batch.recordedFrom ?? batch.to + 1n);
+  }
+}
