@@ -1,7 +1,8 @@
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Redis } from 'ioredis';
+import { collectDefaultMetrics, Registry as MetricsRegistry } from 'prom-client';
 import type { Database } from '../db/client.js';
 import type { ApiConfig } from '../config/config.js';
 import { AddressObject } from './schemas/address.js';
@@ -23,12 +24,15 @@ export interface ServerOptions {
   db: Database;
   api: ApiConfig;
   redis?: Redis | null;
-  logger?: FastifyServerOptions['logger'];
+  /** a pino logger; silent when absent */
+  logger?: FastifyBaseLogger;
+  /** Prometheus registry served at /metrics (the indexer's series, in one-process mode) */
+  metrics?: MetricsRegistry;
 }
 
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? false,
+    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     // A long bad hash must reach validation (422), not be cut to a 404 by the router.
     routerOptions: { maxParamLength: 2_000 },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: true, allErrors: false } },
@@ -70,6 +74,11 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   const registry = new Registry(options.db, options.api.restrictedAddresses);
   healthRoute(app, registry);
   app.get('/api/v2/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  const metrics = options.metrics ?? new MetricsRegistry();
+  collectDefaultMetrics({ register: metrics });
+  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type(metrics.contentType).send(await metrics.metrics()),
+  );
 
   // Everything keyed and limited lives in this scope; health and docs stay outside it.
   await app.register(async (api) => {

@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { ConfigError } from '../config/config.js';
 import { keysCommand } from './commands/keys.js';
 import { restrictCommand } from './commands/restrict.js';
-import { serveCommand, startCommand } from './commands/run.js';
+import { indexCommand, serveCommand, startCommand } from './commands/run.js';
 import { migrateCommand } from './commands/migrate.js';
 
 const program = new Command('explorer')
@@ -11,6 +11,7 @@ const program = new Command('explorer')
   .showHelpAfterError();
 program.addCommand(startCommand(), { isDefault: true });
 program.addCommand(serveCommand());
+program.addCommand(indexCommand());
 program.addCommand(migrateCommand());
 program.addCommand(keysCommand());
 program.addCommand(restrictCommand());

@@ -4,12 +4,15 @@ import type { Config } from '../config/config.js';
 import { openDatabase, type Database } from '../db/client.js';
 import { migrate } from '../db/migrate.js';
 import { ensureChain } from '../db/queries/chains.js';
+import { IndexerMetrics } from '../indexer/metrics.js';
 
 export interface Runtime {
   config: Config;
   db: Database;
   redis: Redis | null;
   logger: Logger;
+  /** one registry per process, served at /metrics by the API role */
+  metrics: IndexerMetrics;
   close(): Promise<void>;
 }
 
@@ -30,6 +33,7 @@ export async function openRuntime(config: Config, logger = createLogger(config.l
     db,
     redis,
     logger,
+    metrics: new IndexerMetrics(),
     async close() {
       redis?.disconnect();
       await db.close();

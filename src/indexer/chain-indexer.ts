@@ -58,7 +58,7 @@ export class ChainIndexer {
   private readonly logger: Logger;
   private readonly wrapped: WrappedNativeTokens;
   private batchBlocks: number;
-  private tracesEnabled: boolean | null;
+  private traces: Promise<boolean> | null;
   private ahead: Range[] = [];
 
   constructor(private readonly options: ChainIndexerOptions) {
@@ -68,7 +68,7 @@ export class ChainIndexer {
     this.logger = options.logger;
     this.wrapped = new WrappedNativeTokens(options.rpc, options.chain.wrappedNativeTokens ?? []);
     this.batchBlocks = options.minBatchBlocks ?? 10;
-    this.tracesEnabled = options.traces === false ? false : null;
+    this.traces = options.traces === false ? Promise.resolve(false) : null;
   }
 
   private get label() {
@@ -162,13 +162,13 @@ export class ChainIndexer {
     });
   }
 
-  private async useTraces(probeBlock: bigint): Promise<boolean> {
-    if (this.tracesEnabled === null) {
-      const method = await detectTraceMethod(this.rpc, probeBlock);
-      this.tracesEnabled = method !== null;
+  /** Detected once per chain; ranges fetched concurrently share the one probe. */
+  private useTraces(probeBlock: bigint): Promise<boolean> {
+    this.traces ??= detectTraceMethod(this.rpc, probeBlock).then((method) => {
       this.logger.info({ ...this.label, traces: method ?? 'none' }, 'trace support detected');
-    }
-    return this.tracesEnabled;
+      return method !== null;
+    });
+    return this.traces;
   }
 
   private async handleReorg(next: bigint): Promise<{ next: bigint; parent: Hex | null }> {

@@ -1,4 +1,4 @@
-import type { RpcClient } from '../chain/rpc.js';
+import type { RpcClient, RpcLogger } from '../chain/rpc.js';
 import type { Database } from '../db/client.js';
 import {
   applyBalanceDeltas,
@@ -10,11 +10,8 @@ import { balancesAt } from './reconcile.js';
 import { putBalances } from '../db/queries/write-tokens.js';
 import type { BalanceRow } from '../db/rows.js';
 
-export interface Logger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
+/** What the indexer logs through: pino's logger, or anything shaped like it. */
+export type Logger = RpcLogger & { error(obj: Record<string, unknown>, msg?: string): void };
 
 const STEP = 64n;
 

@@ -3,6 +3,9 @@ import { loadConfig, type ConfigFlags } from '../../config/config.js';
 import { openRuntime, type Runtime } from '../runtime.js';
 import { commonOptions } from '../with-runtime.js';
 import { startApi } from './serve.js';
+import { startIndexers } from '../../indexer/run.js';
+import { verifyChainId } from '../../indexer/chain-indexer.js';
+import { createRpcClient } from '../../chain/rpc.js';
 
 export interface Role {
   /** starts the role; the returned function stops it */
@@ -12,6 +15,27 @@ export interface Role {
 const apiRole: Role = async (rt) => {
   const app = await startApi(rt);
   return () => app.close();
+};
+
+/**
+ * Checks every chain's endpoint serves the chain id it was configured with before anything
+ * starts, then runs the pipelines. A pipeline that dies takes the process down (non-zero exit)
+ * so a supervisor restarts it; transient faults never get that far.
+ */
+const indexerRole: Role = async (rt) => {
+  if (rt.config.chains.length === 0) {
+    rt.logger.warn('no --chain given: nothing to index');
+    return async () => undefined;
+  }
+  for (const chain of rt.config.chains) {
+    await verifyChainId(createRpcClient({ chainId: chain.chainId, urls: chain.rpcUrls, logger: rt.logger }), chain.chainId);
+  }
+  const handle = startIndexers(rt.db, rt.config.chains, rt.logger.child({ role: 'indexer' }), rt.metrics);
+  handle.done.catch((error: unknown) => {
+    rt.logger.fatal({ err: error }, 'indexer stopped');
+    process.exit(1);
+  });
+  return () => handle.stop();
 };
 
 /**
@@ -50,7 +74,14 @@ export function startCommand(extraRoles: Role[] = []): Command {
   return serverOptions(new Command('start').description('index the configured chains and serve the API, in one process'))
     .option('--start-block <n>', 'first block to index on every --chain (default 0)')
     .option('--reorg-window <n>', 'blocks that may still be reorganised (default 64)')
-    .action(async (flags: ConfigFlags) => runRoles(flags, [...extraRoles, apiRole]));
+    .action(async (flags: ConfigFlags) => runRoles(flags, [...extraRoles, indexerRole, apiRole]));
 }
 
-export { apiRole };
+export function indexCommand(): Command {
+  return commonOptions(new Command('index').description('index the configured chains (no API); run beside `serve` on one PostgreSQL'))
+    .option('--start-block <n>', 'first block to index on every --chain (default 0)')
+    .option('--reorg-window <n>', 'blocks that may still be reorganised (default 64)')
+    .action(async (flags: ConfigFlags) => runRoles(flags, [indexerRole]));
+}
+
+export { apiRole, indexerRole };

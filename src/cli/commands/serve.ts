@@ -8,6 +8,7 @@ export async function startApi(runtime: Runtime): Promise<FastifyInstance> {
     api: runtime.config.api,
     redis: runtime.redis,
     logger: runtime.logger.child({ role: 'api' }),
+    metrics: runtime.metrics.registry,
   });
   const { host, port } = runtime.config.api;
   await app.listen({ host, port });

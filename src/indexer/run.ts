@@ -1,0 +1,50 @@
+import { setMaxListeners } from 'node:events';
+import { createRpcClient } from '../chain/rpc.js';
+import type { Database } from '../db/client.js';
+import type { ChainConfig } from '../config/config.js';
+import { ChainIndexer } from './chain-indexer.js';
+import { runEnrichment } from './enrich.js';
+import type { IndexerMetrics } from './metrics.js';
+import { progressReporter } from './progress.js';
+import type { Logger } from './reorg.js';
+
+export interface IndexerHandle {
+  /** settles when every chain's loop has ended (after stop, or on a fatal error) */
+  done: Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Starts one pipeline and one enrichment loop per chain, all in this process. */
+export function startIndexers(
+  db: Database,
+  chains: readonly ChainConfig[],
+  logger: Logger,
+  metrics?: IndexerMetrics,
+): IndexerHandle {
+  const controller = new AbortController();
+  // every in-flight RPC call and wait listens on this one signal
+  setMaxListeners(0, controller.signal);
+  const loops = chains.map(async (chain) => {
+    const rpc = createRpcClient({ chainId: chain.chainId, urls: chain.rpcUrls, logger });
+    const indexer = new ChainIndexer({
+      db,
+      rpc,
+      chain,
+      logger,
+      ...(metrics ? { metrics } : {}),
+      onBatch: progressReporter(chain.chainId, logger),
+    });
+    await Promise.all([
+      indexer.run(controller.signal),
+      runEnrichment(db, rpc, chain.chainId, logger, controller.signal),
+    ]);
+  });
+  const done = Promise.all(loops).then(() => undefined);
+  return {
+    done,
+    async stop() {
+      controller.abort();
+      await done.catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,343 @@
+/**
+ * HTTP proxy in front of a real node that misbehaves like hosted RPC providers do: hangs, rate
+ * limits, 5xx, resets, broken or mismatched JSON, lagging nodes and eth_getLogs range limits.
+ * Everything it does not break is forwarded to the node unchanged, so tests run against real
+ * chain data, not a mock.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createRng } from '../../src/devnet/random.js';
+
+export const FAULT_KINDS = [
+  /** No response: the request hangs until `hangMs` elapses (then the socket is destroyed) or the client gives up. */
+  'timeout',
+  /** 429 without Retry-After. */
+  'http429',
+  /** 429 with `Retry-After: retryAfterSeconds`. */
+  'http429RetryAfter',
+  'http500',
+  'http502',
+  'http503',
+  /** The TCP connection is destroyed before anything is forwarded. */
+  'reset',
+  /** The node's real answer, cut in half (a complete HTTP response whose JSON does not parse). */
+  'truncated',
+  /** The node's real answer with single quotes for double quotes: JSON-looking, not JSON. */
+  'malformed',
+  /** The node's real answer with ids rotated between batch entries (a single answer gets a foreign id). */
+  'wrongIds',
+  /** `result: null` for eth_getBlockByNumber of a numbered block, like a node a few blocks behind. */
+  'nullBlock',
+  /** JSON-RPC error for eth_getLogs; also applied deterministically above `maxLogRange` blocks. */
+  'rangeTooLarge',
+] as const;
+
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+export interface FaultProxyOptions {
+  /** URL of the real node. */
+  target: string;
+  /** Probability that an HTTP request gets a random fault. Default 0. */
+  rate?: number;
+  seed?: number | string;
+  /** Relative weights of the random faults; a kind missing here is never drawn. Default: all kinds, equal weights. */
+  weights?: Partial<Record<FaultKind, number>>;
+  /** Random faults only hit requests calling one of these methods. Default: any request. */
+  methods?: string[];
+  /** Default 1. */
+  retryAfterSeconds?: number;
+  /** How long a 'timeout' holds the request before destroying the socket. Default: until the client or close() ends it. */
+  hangMs?: number;
+  /** eth_getLogs spanning more blocks than this gets a range error. Default: no limit. */
+  maxLogRange?: number;
+  /** Default 0: a free port. */
+  port?: number;
+}
+
+export type FaultStats = Record<FaultKind, number> & {
+  /** HTTP requests received. */
+  requests: number;
+  /** HTTP requests (possibly with some batch entries removed) sent on to the node. */
+  forwarded: number;
+};
+
+export interface FaultProxy {
+  url: string;
+  port: number;
+  /**
+   * Injections so far. HTTP-level kinds count requests; 'nullBlock' and 'rangeTooLarge' count the
+   * JSON-RPC calls they answered, since one batch can hold several.
+   */
+  stats(): FaultStats;
+  resetStats(): void;
+  setRate(rate: number): void;
+  setMaxLogRange(blocks: number | undefined): void;
+  /** Pure pass-through: no random faults, no range limit, queued injections kept for later. */
+  pause(): void;
+  /** Back to the rate and range limit in force before pause(). */
+  resume(): void;
+  /**
+   * Applies `kind` to the next `times` eligible requests regardless of rate: for 'nullBlock' a
+   * request with eth_getBlockByNumber(<number>), for 'rangeTooLarge' one with eth_getLogs, any
+   * request otherwise. Works while paused.
+   */
+  injectNext(kind: FaultKind, times?: number): void;
+  close(): Promise<void>;
+}
+
+interface RpcCall {
+  jsonrpc?: string;
+  id?: unknown;
+  method?: string;
+  params?: unknown[];
+}
+
+interface RpcAnswer {
+  jsonrpc: '2.0';
+  id: unknown;
+  result?: unknown;
+  error?: { code: number; message: string };
+}
+
+const HTTP_ERRORS: Partial<Record<FaultKind, { status: number; body: string }>> = {
+  http429: { status: 429, body: 'Too Many Requests' },
+  http429RetryAfter: { status: 429, body: 'Too Many Requests' },
+  http500: { status: 500, body: 'Internal Server Error' },
+  http502: { status: 502, body: '<html><body><h1>502 Bad Gateway</h1></body></html>' },
+  http503: { status: 503, body: 'Service Unavailable' },
+};
+
+function isNumberedBlockCall(call: RpcCall): boolean {
+  const tag = call.params?.[0];
+  return call.method === 'eth_getBlockByNumber' && typeof tag === 'string' && /^0x[0-9a-f]+$/i.test(tag);
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultProxy> {
+  const rng = createRng(opts.seed ?? 'fault-proxy');
+  const weights = Object.entries(opts.weights ?? Object.fromEntries(FAULT_KINDS.map((k) => [k, 1]))).filter(
+    ([, w]) => (w ?? 0) > 0,
+  ) as [FaultKind, number][];
+  let rate = opts.rate ?? 0;
+  let maxLogRange = opts.maxLogRange;
+  let paused: { rate: number; maxLogRange: number | undefined } | undefined;
+  const queued: FaultKind[] = [];
+  const emptyStats = (): FaultStats =>
+    ({ requests: 0, forwarded: 0, ...Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) }) as FaultStats;
+  let stats = emptyStats();
+
+  const eligible = (kind: FaultKind, calls: RpcCall[] | undefined, random: boolean): boolean => {
+    // Faults that rewrite JSON-RPC entries need a parsed JSON-RPC request.
+    if (!calls) return !['wrongIds', 'nullBlock', 'rangeTooLarge'].includes(kind);
+    if (kind === 'nullBlock') return calls.some(isNumberedBlockCall);
+    if (kind === 'rangeTooLarge') return calls.some((c) => c.method === 'eth_getLogs');
+    // A single answer with a foreign id is a different fault from a shuffled batch; random draws keep to the latter.
+    if (kind === 'wrongIds' && random) return calls.length > 1;
+    return true;
+  };
+
+  const chooseFault = (calls: RpcCall[] | undefined): FaultKind | undefined => {
+    const q = queued.findIndex((k) => eligible(k, calls, false));
+    if (q >= 0) return queued.splice(q, 1)[0];
+    if (rate <= 0 || rng.next() >= rate) return undefined;
+    if (opts.methods && !calls?.some((c) => c.method && opts.methods!.includes(c.method))) return undefined;
+    const candidates = weights.filter(([k]) => eligible(k, calls, true));
+    let x = rng.next() * candidates.reduce((sum, [, w]) => sum + w, 0);
+    for (const [kind, w] of candidates) {
+      x -= w;
+      if (x < 0) return kind;
+    }
+    return undefined;
+  };
+
+  const forward = async (req: IncomingMessage, body: Buffer | string): Promise<{ status: number; contentType: string; text: string }> => {
+    stats.forwarded++;
+    const init: RequestInit = { method: req.method ?? 'POST', headers: { 'content-type': req.headers['content-type'] ?? 'application/json' } };
+    if (req.method !== 'GET' && req.method !== 'HEAD') init.body = body;
+    const res = await fetch(new URL(req.url ?? '/', opts.target), init);
+    return { status: res.status, contentType: res.headers.get('content-type') ?? 'application/json', text: await res.text() };
+  };
+
+  let headCache: { at: number; number: bigint } | undefined;
+  const blockTagNumber = async (tag: unknown): Promise<bigint> => {
+    if (typeof tag === 'string' && /^0x[0-9a-f]+$/i.test(tag)) return BigInt(tag);
+    if (tag === 'earliest') return 0n;
+    // 'latest', 'safe', 'finalized', 'pending' or absent: the node's head, cached briefly so a
+    // burst of getLogs does not double the load on the node.
+    if (!headCache || Date.now() - headCache.at > 200) {
+      const res = await fetch(opts.target, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }),
+      });
+      headCache = { at: Date.now(), number: BigInt(((await res.json()) as { result: string }).result) };
+    }
+    return headCache.number;
+  };
+
+  const exceedsRange = async (call: RpcCall): Promise<boolean> => {
+    if (maxLogRange === undefined || call.method !== 'eth_getLogs') return false;
+    const filter = (call.params?.[0] ?? {}) as { fromBlock?: string; toBlock?: string; blockHash?: string };
+    if (filter.blockHash) return false;
+    const span = (await blockTagNumber(filter.toBlock)) - (await blockTagNumber(filter.fromBlock)) + 1n;
+    return span > BigInt(maxLogRange);
+  };
+
+  const rangeError = (call: RpcCall): RpcAnswer => ({
+    jsonrpc: '2.0',
+    id: call.id ?? null,
+    error: { code: -32005, message: `query exceeds max block range ${maxLogRange ?? 0}: eth_getLogs is limited to ${maxLogRange ?? 0} blocks` },
+  });
+
+  /**
+   * Answers some calls locally (range errors, lagging-node nulls) and forwards the rest as one
+   * request, preserving the batch order in the reply.
+   */
+  const answerRpc = async (req: IncomingMessage, calls: RpcCall[], isBatch: boolean, fault: FaultKind | undefined) => {
+    const local = new Map<number, RpcAnswer>();
+    for (const [i, call] of calls.entries()) {
+      if (fault === 'nullBlock' && isNumberedBlockCall(call)) {
+        local.set(i, { jsonrpc: '2.0', id: call.id ?? null, result: null });
+        stats.nullBlock++;
+      } else if (call.method === 'eth_getLogs' && (fault === 'rangeTooLarge' || (await exceedsRange(call)))) {
+        local.set(i, rangeError(call));
+        stats.rangeTooLarge++;
+      }
+    }
+    const remote = calls.filter((_, i) => !local.has(i));
+    let upstream: { status: number; contentType: string; text: string } | undefined;
+    let remoteAnswers: RpcAnswer[] = [];
+    if (remote.length > 0) {
+      upstream = await forward(req, JSON.stringify(isBatch ? remote : remote[0]));
+      if (local.size === 0) return upstream;
+      const parsed = JSON.parse(upstream.text) as RpcAnswer | RpcAnswer[];
+      remoteAnswers = Array.isArray(parsed) ? parsed : [parsed];
+    }
+    // JSON-RPC lets a node answer a batch in any order: match by id, fall back to position.
+    const byId = new Map(remoteAnswers.map((r) => [JSON.stringify(r.id), r]));
+    let next = 0;
+    const answers = calls.map((call, i) => local.get(i) ?? byId.get(JSON.stringify(call.id)) ?? remoteAnswers[next++]!);
+    return { status: 200, contentType: 'application/json', text: JSON.stringify(isBatch ? answers : answers[0]) };
+  };
+
+  const corrupt = (kind: FaultKind, text: string): string => {
+    switch (kind) {
+      case 'truncated':
+        return text.slice(0, Math.max(1, Math.floor(text.length / 2)));
+      case 'malformed':
+        return text.replace(/"/g, "'");
+      case 'wrongIds': {
+        let parsed: RpcAnswer | RpcAnswer[];
+        try {
+          parsed = JSON.parse(text) as RpcAnswer | RpcAnswer[];
+        } catch {
+          return text;
+        }
+        if (!Array.isArray(parsed)) return JSON.stringify({ ...parsed, id: typeof parsed.id === 'number' ? parsed.id + 1_000_000 : 'wrong-id' });
+        const ids = parsed.map((a) => a.id);
+        return JSON.stringify(parsed.map((a, i) => ({ ...a, id: ids[(i + 1) % ids.length] })));
+      }
+      default:
+        return text;
+    }
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    stats.requests++;
+    const body = await readBody(req);
+    let parsed: RpcCall | RpcCall[] | undefined;
+    try {
+      parsed = JSON.parse(body.toString('utf8')) as RpcCall | RpcCall[];
+    } catch {
+      parsed = undefined;
+    }
+    const isBatch = Array.isArray(parsed);
+    const calls = parsed === undefined ? undefined : Array.isArray(parsed) ? parsed : [parsed];
+    const fault = chooseFault(calls);
+
+    if (fault === 'timeout') {
+      stats.timeout++;
+      if (opts.hangMs !== undefined) setTimeout(() => req.socket.destroy(), opts.hangMs).unref();
+      return;
+    }
+    if (fault === 'reset') {
+      stats.reset++;
+      req.socket.destroy();
+      return;
+    }
+    const httpError = fault && HTTP_ERRORS[fault];
+    if (fault && httpError) {
+      stats[fault]++;
+      const headers: Record<string, string> = { 'content-type': 'text/plain' };
+      if (fault === 'http429RetryAfter') headers['retry-after'] = String(opts.retryAfterSeconds ?? 1);
+      res.writeHead(httpError.status, headers).end(httpError.body);
+      return;
+    }
+
+    const answer = calls ? await answerRpc(req, calls, isBatch, fault) : await forward(req, body);
+    let text = answer.text;
+    if (fault === 'truncated' || fault === 'malformed' || fault === 'wrongIds') {
+      stats[fault]++;
+      text = corrupt(fault, text);
+    }
+    res.writeHead(answer.status, { 'content-type': answer.contentType }).end(text);
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      // The node itself failed (e.g. stopped): report it as a gateway error, as a real proxy would.
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' }).end(`fault proxy: upstream error: ${String(err)}`);
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    stats: () => ({ ...stats }),
+    resetStats: () => {
+      stats = emptyStats();
+    },
+    setRate: (r) => {
+      if (paused) paused.rate = r;
+      else rate = r;
+    },
+    setMaxLogRange: (blocks) => {
+      if (paused) paused.maxLogRange = blocks;
+      else maxLogRange = blocks;
+    },
+    pause: () => {
+      if (paused) return;
+      paused = { rate, maxLogRange };
+      rate = 0;
+      maxLogRange = undefined;
+    },
+    resume: () => {
+      if (!paused) return;
+      ({ rate, maxLogRange } = paused);
+      paused = undefined;
+    },
+    injectNext: (kind, times = 1) => {
+      for (let i = 0; i < times; i++) queued.push(kind);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        // Hanging 'timeout' requests would otherwise keep close() waiting forever.
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
