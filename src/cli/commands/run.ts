@@ -6,6 +6,9 @@ import { startApi } from './serve.js';
 import { startIndexers } from '../../indexer/run.js';
 import { verifyChainId } from '../../indexer/chain-indexer.js';
 import { createRpcClient } from '../../chain/rpc.js';
+import { ensureChain } from '../../db/queries/chains.js';
+import { startDemo } from '../demo.js';
+import { demoKey, printBanner } from '../banner.js';
 
 export interface Role {
   /** starts the role; the returned function stops it */
@@ -70,11 +73,36 @@ export function serveCommand(): Command {
   );
 }
 
-export function startCommand(extraRoles: Role[] = []): Command {
-  return serverOptions(new Command('start').description('index the configured chains and serve the API, in one process'))
+interface DemoInfo {
+  token: string;
+  miner: string;
+}
+
+/** Without any chain configured, `start` runs a local devnet with demo tokens and indexes it. */
+const demoRole = (info: DemoInfo[]): Role => async (rt) => {
+  const demo = await startDemo(rt.config.dataDir);
+  info.push({ token: demo.scenario.erc20, miner: demo.miners[0] ?? demo.scenario.deployer });
+  rt.config.chains.push(demo.chain);
+  await ensureChain(rt.db, demo.chain.chainId, demo.chain.elasticity);
+  rt.config.api.staticApiKeys.push(demoKey(rt.config));
+  rt.logger.info({ rpcUrl: demo.chain.rpcUrls[0], chainId: demo.chain.chainId }, 'demo devnet running');
+  return () => demo.stop();
+};
+
+const bannerRole = (info: DemoInfo[]): Role => async (rt) => {
+  printBanner(rt.config, info[0] ?? null);
+  return async () => undefined;
+};
+
+export function startCommand(): Command {
+  return serverOptions(new Command('start').description('index the configured chains and serve the API, in one process (no --chain: a local demo devnet)'))
     .option('--start-block <n>', 'first block to index on every --chain (default 0)')
     .option('--reorg-window <n>', 'blocks that may still be reorganised (default 64)')
-    .action(async (flags: ConfigFlags) => runRoles(flags, [...extraRoles, indexerRole, apiRole]));
+    .action(async (flags: ConfigFlags) => {
+      const info: DemoInfo[] = [];
+      const demo = loadConfig(flags).chains.length === 0;
+      await runRoles(flags, [...(demo ? [demoRole(info)] : []), indexerRole, apiRole, bannerRole(info)]);
+    });
 }
 
 export function indexCommand(): Command {

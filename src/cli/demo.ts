@@ -1,0 +1,75 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startAnvil } from '../devnet/anvil.js';
+import { connectDevnet, type DevnetClient } from '../devnet/client.js';
+import { deployScenario, generateActivity, type DemoScenario } from '../devnet/scenario.js';
+import type { ChainConfig } from '../config/config.js';
+
+export const DEMO_CHAIN_ID = 31337;
+
+export interface Demo {
+  chain: ChainConfig;
+  scenario: DemoScenario;
+  /** the addresses blocks are mined by */
+  miners: readonly string[];
+  stop(): Promise<void>;
+}
+
+const serialize = (s: DemoScenario) => JSON.stringify(s, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v), 2);
+const deserialize = (text: string) =>
+  JSON.parse(text, (_k, v: unknown) => (typeof v === 'string' && /^\d+n$/.test(v) ? BigInt(v.slice(0, -1)) : v)) as DemoScenario;
+
+/** The scenario deployed by an earlier run, if the node still has its contracts. */
+async function previousScenario(client: DevnetClient, file: string): Promise<DemoScenario | null> {
+  if (!existsSync(file)) return null;
+  const scenario = deserialize(readFileSync(file, 'utf8'));
+  const code = await client.public.getCode({ address: scenario.erc20 });
+  return code && code !== '0x' ? scenario : null;
+}
+
+/**
+ * The zero-config start: a local anvil whose state lives in the data directory (so a second
+ * start continues the same chain, which the indexer then resumes), demo tokens deployed once,
+ * and a loop making transfers and blocks from several miners.
+ */
+export async function startDemo(dataDir: string, pollIntervalMs = 500): Promise<Demo> {
+  const dir = join(dataDir, 'devnet');
+  mkdirSync(dir, { recursive: true });
+  const anvil = await startAnvil({
+    chainId: DEMO_CHAIN_ID,
+    args: ['--state', join(dir, 'anvil-state.json'), '--state-interval', '5'],
+  });
+  try {
+    const client = await connectDevnet(anvil.url, { chainId: DEMO_CHAIN_ID });
+    const scenarioFile = join(dir, 'scenario.json');
+    let scenario = await previousScenario(client, scenarioFile);
+    if (scenario) {
+      await client.setAutoImpersonate(true);
+    } else {
+      scenario = await deployScenario(client, { holders: 400 });
+      writeFileSync(scenarioFile, serialize(scenario));
+    }
+    const activity = generateActivity(client, scenario, { blocksPerSecond: 1, miners: 5, onError: () => undefined });
+    return {
+      chain: {
+        chainId: DEMO_CHAIN_ID,
+        rpcUrls: [anvil.url],
+        startBlock: 0n,
+        reorgWindow: 64,
+        elasticity: 2,
+        pollIntervalMs,
+        rebasingTokens: [],
+        wrappedNativeTokens: [scenario.weth.toLowerCase() as `0x${string}`],
+      },
+      scenario,
+      miners: activity.miners,
+      async stop() {
+        await activity.stop().catch(() => undefined);
+        await anvil.stop();
+      },
+    };
+  } catch (error) {
+    await anvil.stop();
+    throw error;
+  }
+}
