@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Redis } from 'ioredis';
@@ -17,7 +17,11 @@ import { Registry } from './registry.js';
 import { chainScope } from './routes/chain-scope.js';
 import { holdersRoute } from './routes/holders.js';
 import { blocksValidatedRoute } from './routes/blocks-validated.js';
+import { tokenCountersRoute } from './routes/token-counters.js';
+import { etherscanRoutes } from './routes/etherscan/route.js';
 import { healthRoute } from './routes/health.js';
+import { tokenRoute } from './routes/token.js';
+import { webRoute } from './routes/web.js';
 import { redactUrl } from './redact.js';
 
 export interface ServerOptions {
@@ -28,6 +32,8 @@ export interface ServerOptions {
   logger?: FastifyBaseLogger;
   /** Prometheus registry served at /metrics (the indexer's series, in one-process mode) */
   metrics?: MetricsRegistry;
+  /** directory of the built web page served at `/`; web/dist beside the package when absent */
+  webRoot?: string;
 }
 
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
@@ -35,6 +41,13 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     // A long bad hash must reach validation (422), not be cut to a 404 by the router.
     routerOptions: { maxParamLength: 2_000 },
+    // The router's own rejections (a path segment longer than that, a malformed URL) get the
+    // documented bodies too: such a chain id or hash names nothing we serve.
+    frameworkErrors: (error, _request, reply) => {
+      const r = reply as unknown as FastifyReply;
+      if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') return r.code(404).send({ message: 'Not found' });
+      return r.code(400).send({ message: 'Bad request' });
+    },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: true, allErrors: false } },
     // Fastify's own request lines print the raw URL, and keys travel in the query string:
     // one line per request is logged below instead, with keys redacted.
@@ -73,6 +86,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
 
   const registry = new Registry(options.db, options.api.restrictedAddresses);
   healthRoute(app, registry);
+  await webRoute(app, options.webRoot);
   app.get('/api/v2/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   const metrics = options.metrics ?? new MetricsRegistry();
   collectDefaultMetrics({ register: metrics });
@@ -87,6 +101,9 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     chainScope(api, registry, options.api.restrictedKey);
     holdersRoute(api, options.db);
     blocksValidatedRoute(api, options.db);
+    tokenCountersRoute(api, options.db);
+    await etherscanRoutes(api, options.db);
+    tokenRoute(api, options.db);
   });
   return app;
 }

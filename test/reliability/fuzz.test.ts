@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { ensureChain } from '../../src/db/queries/chains.js';
+import { putBalances, upsertTokens } from '../../src/db/queries/write-tokens.js';
+import { upsertBlocks } from '../../src/db/queries/write-blocks.js';
+import { startTestApi, TEST_KEY, type TestApi } from '../support/api.js';
+import { addressOf, blockRow } from '../support/seed.js';
+import { assertWire, blocksPageSchema, holdersPageSchema, messageSchema, validationSchema } from '../api/wire-schema.js';
+
+const CHAIN = 1;
+const TOKEN = addressOf(1, 'token');
+const MINER = addressOf(1, 'miner');
+const RUNS = Number(process.env.FUZZ_RUNS ?? (process.env.RELIABILITY_FULL ? 50_000 : 10_000));
+
+const hex40 = fc.stringMatching(/^[0-9a-fA-F]{40}$/);
+const hostile = fc.oneof(
+  fc.string(),
+  fc.string({ unit: 'grapheme', maxLength: 50 }),
+  fc.constantFrom("' OR 1=1 --", '"; DROP TABLE blocks; --', '%00', '\u0000', '../../etc/passwd', '${jndi:x}', 'null', ''),
+  fc.bigInt({ min: -(2n ** 300n), max: 2n ** 300n }).map(String),
+  fc.double().map(String),
+  fc.string({ minLength: 1_000, maxLength: 9_000 }),
+);
+const hashLike = fc.oneof(hex40.map((h) => `0x${h}`), hex40.map((h) => `0X${h}`), hostile, fc.constant(TOKEN), fc.constant(MINER));
+const paramName = fc.oneof(
+  fc.constantFrom('apikey', 'key', 'items_count', 'value', 'address_hash', 'token_id', 'block_number', 'module', 'action', 'page', 'offset'),
+  fc.string({ maxLength: 20 }),
+);
+const query = fc.array(fc.tuple(paramName, fc.oneof(hostile, fc.integer().map(String))), { maxLength: 6 });
+const request = fc.record({
+  route: fc.constantFrom('holders', 'blocks', 'etherscan'),
+  chain: fc.oneof(fc.constant(String(CHAIN)), hostile),
+  hash: hashLike,
+  query,
+  withKey: fc.boolean(),
+  header: fc.option(fc.tuple(fc.constantFrom('x-api-key', 'authorization', 'x-forwarded-for', 'accept'), fc.string({ maxLength: 5_000 }))),
+});
+
+function urlFor(r: fc.Infer<typeof request>): string {
+  const params = new URLSearchParams();
+  if (r.withKey) params.append('apikey', TEST_KEY);
+  for (const [k, v] of r.query) params.append(k, v);
+  const chain = encodeURIComponent(r.chain);
+  const hash = encodeURIComponent(r.hash);
+  const path =
+    r.route === 'holders'
+      ? `/${chain}/api/v2/tokens/${hash}/holders`
+      : r.route === 'blocks'
+        ? `/${chain}/api/v2/addresses/${hash}/blocks-validated`
+        : `/${chain}/api`;
+  return `${path}?${params}`;
+}
+
+describe('hostile input: every answer is a documented 4xx or a valid 200, never a 5xx', () => {
+  let api: TestApi;
+  beforeAll(async () => {
+    api = await startTestApi('pglite');
+    await ensureChain(api.db, CHAIN);
+    await upsertTokens(api.db, [{ chainId: CHAIN, address: TOKEN, type: 'ERC-1155', name: 'T', symbol: 'T', decimals: 0, totalSupply: null }]);
+    await putBalances(api.db, Array.from({ length: 30 }, (_, i) => ({ chainId: CHAIN, token: TOKEN, holder: addressOf(i % 7), tokenId: BigInt(i), value: BigInt(1 + (i % 3)), blockNumber: 1n })));
+    await upsertBlocks(api.db, Array.from({ length: 30 }, (_, i) => blockRow(CHAIN, i + 1, MINER)));
+  });
+  afterAll(() => api?.close());
+
+  it(`${RUNS} generated requests`, async () => {
+    const statuses = new Map<number, number>();
+    await fc.assert(
+      fc.asyncProperty(request, async (r) => {
+        const headers: Record<string, string> = {};
+        if (r.header) headers[r.header[0]] = r.header[1].replace(/[^\x20-\x7e]/g, '');
+        const res = await api.app.inject({ method: 'GET', url: urlFor(r), headers });
+        statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
+        expect(res.statusCode).toBeLessThan(500);
+        const body = res.json();
+        expect(JSON.stringify(body)).not.toMatch(/at .*\.(ts|js):\d+|stack|pg_|PGlite/i);
+        if (res.statusCode === 422) assertWire(validationSchema, body);
+        else if (res.statusCode >= 400) assertWire(messageSchema, body);
+        else if (r.route === 'holders') assertWire(holdersPageSchema, body);
+        else if (r.route === 'blocks') assertWire(blocksPageSchema, body);
+      }),
+      { numRuns: RUNS, seed: Number(process.env.FUZZ_SEED ?? 20261122), endOnFailure: true },
+    );
+    console.log(`fuzz: ${RUNS} requests, statuses ${JSON.stringify(Object.fromEntries(statuses))}, failures 0`);
+    // and it still serves
+    const ok = await api.get(`/${CHAIN}/api/v2/addresses/${MINER}/blocks-validated`, { items_count: 1 });
+    expect(ok.status).toBe(200);
+  }, 300_000);
+});
