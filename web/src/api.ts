@@ -1,0 +1,108 @@
+// Only the fields the page reads are typed: the API sends more, and may add fields.
+
+export interface Tag {
+  display_name: string;
+  label: string;
+}
+
+export interface Address {
+  hash: string;
+  name: string | null;
+  ens_domain_name: string | null;
+  is_contract: boolean;
+  is_scam: boolean;
+  proxy_type: string | null;
+  implementations: { address_hash: string; name: string | null }[];
+  metadata: { tags: { name: string; slug: string; ordinal: number; tagType: string }[] } | null;
+  public_tags: Tag[];
+}
+
+export interface Token {
+  address_hash: string;
+  name: string | null;
+  symbol: string | null;
+  decimals: string | null;
+  type: string;
+  holders_count: string;
+  total_supply: string | null;
+}
+
+export type Params = Record<string, string | number>;
+
+export interface Page<T> {
+  items: T[];
+  next_page_params: Params | null;
+}
+
+export interface Holder {
+  address: Address;
+  token_id: string | null;
+  value: string;
+}
+
+export interface Block {
+  height: number;
+  hash: string;
+  timestamp: string;
+  type: string;
+  miner: Address;
+  gas_limit: string;
+  gas_used: string;
+  gas_used_percentage: number;
+  transaction_fees: string;
+  transactions_count: number;
+}
+
+export interface Health {
+  chains: { chain_id: number; indexed_block: number | null; head_block: number | null; lag: number | null }[];
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    /** seconds until the rate-limit window resets, on 429 */
+    readonly retryAfter: number | null = null,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * GET a JSON resource relative to the page (so a sub-path mount works). The key travels in a
+ * header, never the URL, so it stays out of access logs and history.
+ */
+export async function getJson<T>(path: string, key: string | null, params: Params = {}, signal?: AbortSignal): Promise<T> {
+  const url = new URL(path, document.baseURI);
+  for (const [name, value] of Object.entries(params)) url.searchParams.set(name, String(value));
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (key) headers['x-api-key'] = key;
+  let res: Response;
+  try {
+    res = await fetch(url, { headers, signal: signal ?? null });
+  } catch (err) {
+    if (signal?.aborted) throw err;
+    throw new ApiError(0, 'Cannot reach the server.');
+  }
+  const body: unknown = await res.json().catch(() => null);
+  if (res.ok) return body as T;
+  throw new ApiError(res.status, errorText(body, res.statusText), retrySeconds(res));
+}
+
+function errorText(body: unknown, fallback: string): string {
+  if (body && typeof body === 'object') {
+    const b = body as { message?: unknown; errors?: { detail?: unknown; source?: { pointer?: unknown } }[] };
+    if (typeof b.message === 'string') return b.message;
+    const first = b.errors?.[0];
+    if (first && typeof first.detail === 'string') {
+      const where = typeof first.source?.pointer === 'string' ? ` (${first.source.pointer.slice(1)})` : '';
+      return `${first.detail}${where}`;
+    }
+  }
+  return fallback || 'Request failed';
+}
+
+function retrySeconds(res: Response): number | null {
+  const ms = Number(res.headers.get('x-ratelimit-reset'));
+  return Number.isFinite(ms) && ms > 0 ? Math.ceil(ms / 1000) : null;
+}

@@ -1,0 +1,132 @@
+import { ApiError, getJson, type Holder, type Page, type Token } from './api.js';
+import { addressCell } from './address.js';
+import { concentrationChart } from './chart.js';
+import { chainName } from './chains.js';
+import type { ViewContext } from './context.js';
+import { byId, h } from './dom.js';
+import { formatInteger, formatShare, formatUnits } from './format.js';
+import { PagedList } from './paged-list.js';
+import { table } from './table.js';
+
+const PAGE_SIZE = 50;
+/** the chart reads this many of the largest holders (two pages) */
+const CHART_HOLDERS = 100;
+
+export class HoldersView {
+  private readonly list: PagedList<Holder>;
+  private readonly summary = byId('token-summary');
+  private readonly chart = byId('concentration');
+  private readonly rows = byId('holders-table');
+  private path = '';
+  private decimals: number | null = null;
+  private supply: bigint | null = null;
+  private symbol = '';
+
+  constructor(private readonly ctx: ViewContext) {
+    this.list = new PagedList<Holder>({
+      prev: byId('holders-prev'),
+      next: byId('holders-next'),
+      label: byId('holders-page'),
+      pageSize: PAGE_SIZE,
+      fetchPage: (cursor, signal) => getJson<Page<Holder>>(`${this.path}/holders`, ctx.key(), cursor ?? {}, signal),
+      render: (page, offset) => this.render(page, offset),
+      onError: (err) => ctx.fail(err),
+    });
+  }
+
+  async open(chainId: number, hash: string, signal: AbortSignal): Promise<void> {
+    this.list.cancel();
+    this.path = `${chainId}/api/v2/tokens/${hash}`;
+    this.summary.replaceChildren();
+    this.chart.replaceChildren();
+    this.rows.replaceChildren();
+    let token: Token;
+    try {
+      token = await getJson<Token>(this.path, this.ctx.key(), {}, signal);
+    } catch (err) {
+      if (signal.aborted) return;
+      if (err instanceof ApiError && err.status === 404) {
+        this.ctx.fail(new ApiError(404, `No token is known at ${hash} on ${chainName(chainId)}.`));
+      } else {
+        this.ctx.fail(err);
+      }
+      return;
+    }
+    if (signal.aborted) return;
+    this.decimals = token.decimals === null ? null : Number(token.decimals);
+    this.supply = token.total_supply === null ? null : BigInt(token.total_supply);
+    this.symbol = token.symbol ?? '';
+    this.summary.replaceChildren(tokenSummary(token, this.decimals));
+    const first = await this.list.start();
+    if (!first || signal.aborted) return;
+    this.ctx.info('');
+    if (token.type !== 'ERC-1155') await this.drawChart(first, signal);
+  }
+
+  cancel(): void {
+    this.list.cancel();
+  }
+
+  private render(page: Page<Holder>, offset: number): void {
+    const withIds = page.items.some((i) => i.token_id !== null);
+    const columns = [
+      { label: '#', numeric: true, card: 'rank' as const },
+      { label: 'Address', card: 'main' as const },
+      ...(withIds ? [{ label: 'Token ID' }] : []),
+      { label: this.symbol ? `Balance (${this.symbol})` : 'Balance', numeric: true },
+      { label: 'Share', numeric: true },
+    ];
+    const rows = page.items.map((item, i) => {
+      const value = BigInt(item.value);
+      return [
+        String(offset + i + 1),
+        addressCell(item.address),
+        ...(withIds ? [h('span', { className: 'mono' }, item.token_id ?? '')] : []),
+        h('span', { className: 'balance', title: `${item.value} base units` }, formatUnits(value, this.decimals)),
+        formatShare(value, this.supply),
+      ];
+    });
+    this.rows.replaceChildren(
+      rows.length > 0 ? table('Token holders, largest first', columns, rows) : h('p', { className: 'muted' }, 'This token has no holders.'),
+    );
+  }
+
+  /** One more page than the table shows at first, so the top 100 is known. */
+  private async drawChart(first: Page<Holder>, signal: AbortSignal): Promise<void> {
+    const items = [...first.items];
+    if (items.length < CHART_HOLDERS && first.next_page_params) {
+      try {
+        const more = await getJson<Page<Holder>>(`${this.path}/holders`, this.ctx.key(), first.next_page_params, signal);
+        items.push(...more.items);
+      } catch {
+        // the chart is an extra: drawn from what there is
+      }
+    }
+    if (signal.aborted) return;
+    const values = items.slice(0, CHART_HOLDERS).map((i) => BigInt(i.value));
+    this.chart.replaceChildren(
+      h('h3', {}, 'Holder concentration'),
+      concentrationChart(values, this.supply),
+    );
+  }
+}
+
+function tokenSummary(token: Token, decimals: number | null): HTMLElement {
+  const title = token.name ?? 'Unnamed token';
+  const supply = token.total_supply === null ? 'unknown' : formatUnits(BigInt(token.total_supply), decimals);
+  const fact = (label: string, value: string) => h('div', {}, h('dt', {}, label), h('dd', {}, value));
+  return h(
+    'div',
+    { className: 'summary' },
+    h('h2', {}, title, token.symbol ? h('span', { className: 'muted' }, ` (${token.symbol})`) : null),
+    h('p', { className: 'hash mono' }, token.address_hash),
+    h(
+      'dl',
+      {},
+      fact('Type', token.type),
+      fact('Holders', formatInteger(BigInt(token.holders_count))),
+      fact('Total supply', supply),
+      fact('Decimals', token.decimals ?? '—'),
+    ),
+  );
+}

@@ -1,0 +1,177 @@
+import './style.css';
+import { ApiError, getJson, type Health } from './api.js';
+import { BlocksView } from './blocks.js';
+import { chainName } from './chains.js';
+import type { ViewContext } from './context.js';
+import { byId, h } from './dom.js';
+import { HASH_RE } from './format.js';
+import { HoldersView } from './holders.js';
+
+type Mode = 'holders' | 'blocks';
+
+const KEY_STORAGE = 'explorer.apiKey';
+const CHAIN_STORAGE = 'explorer.chain';
+
+const keyForm = byId<HTMLFormElement>('key-form');
+const keyInput = byId<HTMLInputElement>('api-key');
+const keyState = byId('key-state');
+const searchForm = byId<HTMLFormElement>('search');
+const chainSelect = byId<HTMLSelectElement>('chain');
+const hashInput = byId<HTMLInputElement>('hash');
+const message = byId('message');
+const sections: Record<Mode, HTMLElement> = { holders: byId('holders-view'), blocks: byId('blocks-view') };
+
+// Storage can be unavailable (private modes, blocked cookies): the page then works for the visit.
+const store = {
+  get(name: string): string | null {
+    try {
+      return localStorage.getItem(name);
+    } catch {
+      return null;
+    }
+  },
+  set(name: string, value: string | null): void {
+    try {
+      if (value === null) localStorage.removeItem(name);
+      else localStorage.setItem(name, value);
+    } catch {
+      /* kept in memory only */
+    }
+  },
+};
+
+let apiKey: string | null = store.get(KEY_STORAGE);
+
+function say(text: string, kind: 'info' | 'error' = 'info'): void {
+  message.textContent = text;
+  message.className = kind;
+}
+
+const ctx: ViewContext = {
+  key: () => apiKey,
+  info: (text) => say(text),
+  fail(err) {
+    if (!(err instanceof ApiError)) {
+      say(err instanceof Error ? err.message : String(err), 'error');
+      return;
+    }
+    if (err.status === 401) {
+      say('The API key was not accepted. Enter a valid key above.', 'error');
+      keyInput.focus();
+    } else if (err.status === 429) {
+      say(`Too many requests${err.retryAfter ? `: try again in ${err.retryAfter} s` : ''}.`, 'error');
+    } else if (err.status === 403) {
+      say('This address is restricted on this server.', 'error');
+    } else {
+      say(err.message, 'error');
+    }
+  },
+};
+
+const views = { holders: new HoldersView(ctx), blocks: new BlocksView(ctx) };
+
+function showKeyState(): void {
+  keyInput.value = apiKey ?? '';
+  keyState.textContent = apiKey ? 'saved in this browser' : 'not set';
+}
+
+keyForm.addEventListener('submit', (event) => {
+  event.preventDefault();
+  apiKey = keyInput.value.trim() || null;
+  store.set(KEY_STORAGE, apiKey);
+  showKeyState();
+  if (apiKey && parseRoute()) void route();
+});
+byId('key-forget').addEventListener('click', () => {
+  apiKey = null;
+  store.set(KEY_STORAGE, null);
+  showKeyState();
+});
+
+function mode(): Mode {
+  const checked = searchForm.querySelector<HTMLInputElement>('input[name="mode"]:checked');
+  return checked?.value === 'blocks' ? 'blocks' : 'holders';
+}
+
+function setMode(m: Mode): void {
+  const radio = searchForm.querySelector<HTMLInputElement>(`input[name="mode"][value="${m}"]`);
+  if (radio) radio.checked = true;
+  hashInput.placeholder = m === 'holders' ? 'Token address 0x…' : 'Miner / validator address 0x…';
+}
+
+searchForm.addEventListener('change', (event) => {
+  if ((event.target as HTMLInputElement).name === 'mode') setMode(mode());
+});
+
+searchForm.addEventListener('submit', (event) => {
+  event.preventDefault();
+  const hash = hashInput.value.trim();
+  if (!HASH_RE.test(hash)) {
+    say('Enter an address: 0x followed by 40 hexadecimal characters.', 'error');
+    hashInput.focus();
+    return;
+  }
+  store.set(CHAIN_STORAGE, chainSelect.value);
+  // The location carries the search, so Back, reload and shared links show it again.
+  const next = `#/${mode()}/${chainSelect.value}/${hash}`;
+  if (location.hash === next) void route();
+  else location.hash = next;
+});
+
+function parseRoute(): { mode: Mode; chainId: number; hash: string } | null {
+  const m = /^#\/(holders|blocks)\/([1-9][0-9]*)\/(0x[0-9a-fA-F]{40})$/.exec(location.hash);
+  return m ? { mode: m[1] as Mode, chainId: Number(m[2]), hash: m[3]! } : null;
+}
+
+let current: AbortController | null = null;
+
+async function route(): Promise<void> {
+  const r = parseRoute();
+  if (!r) return;
+  current?.abort();
+  views.holders.cancel();
+  views.blocks.cancel();
+  const controller = new AbortController();
+  current = controller;
+  setMode(r.mode);
+  hashInput.value = r.hash;
+  if ([...chainSelect.options].some((o) => o.value === String(r.chainId))) chainSelect.value = String(r.chainId);
+  sections.holders.hidden = r.mode !== 'holders';
+  sections.blocks.hidden = r.mode !== 'blocks';
+  if (!apiKey) {
+    say('Enter your API key above first: it is kept in this browser only.', 'error');
+    keyInput.focus();
+    return;
+  }
+  say('Loading…');
+  const section = sections[r.mode];
+  section.setAttribute('aria-busy', 'true');
+  try {
+    await views[r.mode].open(r.chainId, r.hash, controller.signal);
+  } finally {
+    if (current === controller) section.setAttribute('aria-busy', 'false');
+  }
+}
+
+async function loadChains(): Promise<void> {
+  try {
+    const health = await getJson<Health>('health', null);
+    const remembered = store.get(CHAIN_STORAGE);
+    chainSelect.replaceChildren(
+      ...health.chains.map((c) => {
+        const indexed = c.indexed_block === null ? 'not indexed yet' : `block ${c.indexed_block}${c.lag ? `, ${c.lag} behind` : ''}`;
+        return h('option', { value: c.chain_id }, `${chainName(c.chain_id)} (${c.chain_id}) · ${indexed}`);
+      }),
+    );
+    if (remembered && health.chains.some((c) => String(c.chain_id) === remembered)) chainSelect.value = remembered;
+    if (health.chains.length === 0) say('This server indexes no chain yet.', 'error');
+  } catch (err) {
+    ctx.fail(err);
+  }
+}
+
+window.addEventListener('hashchange', () => void route());
+showKeyState();
+setMode(mode());
+await loadChains();
+if (parseRoute()) void route();
