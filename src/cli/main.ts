@@ -5,6 +5,7 @@ import { keysCommand } from './commands/keys.js';
 import { restrictCommand } from './commands/restrict.js';
 import { indexCommand, serveCommand, startCommand } from './commands/run.js';
 import { migrateCommand } from './commands/migrate.js';
+import { exportCommand } from './commands/export.js';
 
 const program = new Command('explorer')
   .description('Self-hosted EVM explorer API: token holders and validated blocks')
@@ -15,6 +16,7 @@ program.addCommand(indexCommand());
 program.addCommand(migrateCommand());
 program.addCommand(keysCommand());
 program.addCommand(restrictCommand());
+program.addCommand(exportCommand());
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   if (error instanceof ConfigError) {

@@ -15,6 +15,17 @@ interface ScopedParams {
 }
 
 /**
+ * The addresses a request is about: the path's, or for the Etherscan-style calls on
+ * /{chain_id}/api its `contractaddress` and `address` parameters.
+ */
+function scopedAddresses(request: FastifyRequest): string[] {
+  const fromPath = (request.params as Partial<ScopedParams>).address_hash_param;
+  if (fromPath !== undefined) return [fromPath];
+  const query = request.query as Record<string, unknown>;
+  return [query.contractaddress, query.address].filter((a): a is string => typeof a === 'string');
+}
+
+/**
  * Hooks shared by the routes under /{chain_id}/api/v2/…: an unknown chain is a 404 before the
  * parameters are validated (as for an unknown path), and a restricted path address is a 403
  * unless `key` carries the operator's secret.
@@ -28,8 +39,9 @@ export function chainScope(app: FastifyInstance, registry: Registry, restrictedK
     request.chain = chain;
   });
   app.addHook('preHandler', async (request: FastifyRequest) => {
-    const address = (request.params as ScopedParams).address_hash_param;
-    if (!(await registry.isRestricted(request.chain.chainId, address))) return;
+    const chainId = request.chain.chainId;
+    const restricted = await Promise.all(scopedAddresses(request).map((a) => registry.isRestricted(chainId, a)));
+    if (!restricted.includes(true)) return;
     const key = (request.query as { key?: string }).key;
     if (restrictedKey === null || key !== restrictedKey) throw new HttpError(403, 'Restricted access');
   });

@@ -1,8 +1,10 @@
 import * as init from './001_init.js';
 import * as indexer from './002_indexer.js';
+import * as unclesByMiner from './003_uncles_by_miner.js';
 
 /** Ordered; a migration once released is never edited, only followed by a new one. */
 export const migrations: ReadonlyArray<{ id: string; sql: string }> = [
   { id: '001_init', sql: init.sql },
   { id: '002_indexer', sql: indexer.sql },
+  { id: '003_uncles_by_miner', sql: unclesByMiner.sql },
 ];

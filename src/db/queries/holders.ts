@@ -44,8 +44,9 @@ export async function findToken(db: Queryable, chainId: number, token: Hex): Pro
   };
 }
 
-// The WHERE clause repeats the partial index's predicate so the planner can use it.
-const PAGE_FILTER = `b.chain_id = $1 AND b.token = $2 AND b.value > 0
+// The WHERE clause repeats the partial index's predicate so the planner can use it
+// ($1 chain, $2 token); the Etherscan-style list reads the same index.
+export const PAGE_FILTER = `b.chain_id = $1 AND b.token = $2 AND b.value > 0
   AND b.holder <> '\\x0000000000000000000000000000000000000000'::bytea`;
 
 /** The page statement, exported so tests can EXPLAIN exactly what the API runs. */

@@ -1,0 +1,129 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { ConfigError } from '../../config/config.js';
+import { createExplorerClient, ExplorerError, type ExplorerClient } from '../../sdk/index.js';
+import { blocksKind, holdersKind, type ExportFormat } from '../../export/kinds.js';
+import { runExport, type ExportOptions, type ExportResult } from '../../export/run.js';
+
+export interface ExportCliOptions {
+  chain: string;
+  /** token (holders) or miner (blocks-validated) */
+  target: string;
+  format?: ExportFormat;
+  out?: string;
+  resume?: boolean;
+  url: string;
+  apiKey?: string;
+  key?: string;
+  pageSize: number;
+}
+
+export type ExportListName = 'holders' | 'blocks-validated';
+
+type Hooks = Pick<ExportOptions<unknown, unknown>, 'signal' | 'onPage' | 'progressStream' | 'stdout'>;
+
+const DEFAULT_URL = 'http://127.0.0.1:4000';
+
+function pageSize(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 50) throw new InvalidArgumentError('a page size from 1 to 50');
+  return n;
+}
+
+/** JSONL unless asked otherwise or the file is named *.csv */
+const formatOf = (options: ExportCliOptions): ExportFormat =>
+  options.format ?? (options.out?.toLowerCase().endsWith('.csv') ? 'csv' : 'jsonl');
+
+/** The progress total: the token's holder count, when the server can say. */
+async function holdersTotal(client: ExplorerClient, options: ExportCliOptions, signal?: AbortSignal): Promise<number | null> {
+  try {
+    const counters = await client.tokenCounters(options.chain, options.target, { key: options.key, signal });
+    const n = Number(counters.token_holders_count);
+    return Number.isFinite(n) ? n : null;
+  } catch {
+    // only the progress display needs it; the list request reports any real problem
+    return null;
+  }
+}
+
+/** One export, as the command runs it; tests call it directly. */
+export async function exportList(list: ExportListName, options: ExportCliOptions, hooks: Hooks = {}): Promise<ExportResult> {
+  const apiKey = options.apiKey ?? process.env.EXPLORER_API_KEY;
+  if (!apiKey) throw new ConfigError('an API key is needed: --api-key or EXPLORER_API_KEY');
+  if (options.resume && !options.out) throw new ConfigError('--resume needs --out (stdout cannot be resumed)');
+  const client = createExplorerClient({ baseUrl: options.url, apiKey });
+  const common = {
+    identity: { kind: list, chain: options.chain, target: options.target, format: formatOf(options) },
+    out: options.out ?? null,
+    resume: options.resume ?? false,
+    itemsCount: options.pageSize,
+    key: options.key,
+    ...hooks,
+  };
+  const page = { itemsCount: options.pageSize, key: options.key };
+  if (list === 'holders') {
+    return runExport({
+      ...common,
+      kind: holdersKind,
+      total: await holdersTotal(client, options, hooks.signal),
+      pages: (after, signal) => client.holdersPages(options.chain, options.target, { ...page, after, signal }),
+    });
+  }
+  return runExport({
+    ...common,
+    kind: blocksKind,
+    total: null,
+    pages: (after, signal) => client.validatedBlocksPages(options.chain, options.target, { ...page, after, signal }),
+  });
+}
+
+function subcommand(list: ExportListName, targetFlag: '--token' | '--address', targetHelp: string): Command {
+  return new Command(list)
+    .description(`every ${list === 'holders' ? 'holder of a token' : 'block validated by an address'}, page by page over HTTP`)
+    .requiredOption('--chain <id>', 'chain id')
+    .requiredOption(`${targetFlag} <0x…>`, targetHelp)
+    .addOption(new Option('--format <format>', 'csv or jsonl (default: csv for *.csv, else jsonl)').choices(['csv', 'jsonl']))
+    .option('--out <file>', 'output file (default: stdout)')
+    .option('--resume', 'continue an interrupted export into --out', false)
+    .option('--url <url>', 'explorer API base URL', DEFAULT_URL)
+    .option('--api-key <key>', 'API key (default: $EXPLORER_API_KEY)')
+    .option('--key <secret>', 'secret key for restricted addresses')
+    .option('--page-size <n>', 'items per request, 1 to 50', pageSize, 50)
+    .action(async (opts: Omit<ExportCliOptions, 'target'> & { token?: string; address?: string }) => {
+      const controller = new AbortController();
+      const stop = () => controller.abort(new Error('interrupted'));
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      const started = Date.now();
+      try {
+        const result = await exportList(list, { ...opts, target: (opts.token ?? opts.address)! }, { signal: controller.signal });
+        const seconds = (Date.now() - started) / 1000;
+        const where = opts.out ?? 'stdout';
+        const count = result.items - result.resumedFrom;
+        if (!result.complete) {
+          process.stderr.write(`\ninterrupted after ${result.items} records in ${where}; continue with --resume\n`);
+          process.exitCode = 130;
+          return;
+        }
+        process.stderr.write(
+          `${result.items} records in ${where}` +
+            (result.resumedFrom > 0 ? ` (${result.resumedFrom} from before, ${count} now)` : '') +
+            `, ${seconds.toFixed(1)} s, ${Math.round(count / Math.max(seconds, 0.001))}/s\n`,
+        );
+      } catch (error) {
+        // the server's answer is the message; a stack trace would only hide it
+        if (!(error instanceof ExplorerError)) throw error;
+        process.stderr.write(`explorer export: HTTP ${error.status}: ${error.message} (${error.url})\n`);
+        process.exitCode = 1;
+      } finally {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+      }
+    });
+}
+
+export function exportCommand(): Command {
+  return new Command('export')
+    .description('stream a whole list to a CSV or JSONL file (resumable), through the API')
+    .addCommand(subcommand('holders', '--token', 'token address'))
+    .addCommand(subcommand('blocks-validated', '--address', 'miner or validator address'));
+}

@@ -1,0 +1,81 @@
+import { itemsOf, paginate } from './paginate.js';
+import { createTransport, type QueryValue, type TransportOptions } from './transport.js';
+import type {
+  Block,
+  BlocksPageParams,
+  BlocksValidatedPage,
+  HolderItem,
+  HoldersPage,
+  HoldersPageParams,
+  TokenCounters,
+} from './types.js';
+
+export type ExplorerClientOptions = TransportOptions;
+
+export interface PageOptions<Params> {
+  /** page size, 1 to 50 (the server's default is 50) */
+  itemsCount?: number;
+  /** the operator's secret for restricted addresses */
+  key?: string;
+  /** where to start: a `next_page_params` from an earlier page, passed on unchanged */
+  after?: Params;
+  signal?: AbortSignal;
+}
+
+export type HoldersOptions = PageOptions<HoldersPageParams>;
+export type ValidatedBlocksOptions = PageOptions<BlocksPageParams>;
+
+export interface ExplorerClient {
+  /** One page of a token's holders, largest balance first. */
+  holders(chainId: number | string, token: string, options?: HoldersOptions): Promise<HoldersPage>;
+  /** One page of the blocks an address validated, newest first. */
+  validatedBlocks(chainId: number | string, address: string, options?: ValidatedBlocksOptions): Promise<BlocksValidatedPage>;
+  holdersPages(chainId: number | string, token: string, options?: HoldersOptions): AsyncGenerator<HoldersPage, void, undefined>;
+  validatedBlocksPages(
+    chainId: number | string,
+    address: string,
+    options?: ValidatedBlocksOptions,
+  ): AsyncGenerator<BlocksValidatedPage, void, undefined>;
+  /** Every holder, page after page, until next_page_params is null. */
+  iterateHolders(chainId: number | string, token: string, options?: HoldersOptions): AsyncGenerator<HolderItem, void, undefined>;
+  /** Every validated block, page after page, until next_page_params is null. */
+  iterateValidatedBlocks(
+    chainId: number | string,
+    address: string,
+    options?: ValidatedBlocksOptions,
+  ): AsyncGenerator<Block, void, undefined>;
+  /** The token's holder count (as a decimal string), e.g. for a progress total. */
+  tokenCounters(chainId: number | string, token: string, options?: { key?: string; signal?: AbortSignal }): Promise<TokenCounters>;
+}
+
+/** First-page values, overridden by the position's own (so its items_count and key win). */
+function pageQuery<Params extends object>(options: PageOptions<Params>, after: Params | undefined): Record<string, QueryValue> {
+  return { items_count: options.itemsCount, key: options.key, ...(after as Record<string, QueryValue> | undefined) };
+}
+
+export function createExplorerClient(options: ExplorerClientOptions): ExplorerClient {
+  const http = createTransport(options);
+  const segment = (hash: string) => encodeURIComponent(hash);
+
+  const holdersAt = (chainId: number | string, token: string, options: HoldersOptions, after: HoldersPageParams | undefined) =>
+    http.get<HoldersPage>(chainId, `/tokens/${segment(token)}/holders`, pageQuery(options, after), options.signal);
+  const blocksAt = (
+    chainId: number | string,
+    address: string,
+    options: ValidatedBlocksOptions,
+    after: BlocksPageParams | undefined,
+  ) => http.get<BlocksValidatedPage>(chainId, `/addresses/${segment(address)}/blocks-validated`, pageQuery(options, after), options.signal);
+
+  const client: ExplorerClient = {
+    holders: (chainId, token, options = {}) => holdersAt(chainId, token, options, options.after),
+    validatedBlocks: (chainId, address, options = {}) => blocksAt(chainId, address, options, options.after),
+    holdersPages: (chainId, token, options = {}) => paginate((after) => holdersAt(chainId, token, options, after), options.after),
+    validatedBlocksPages: (chainId, address, options = {}) =>
+      paginate((after) => blocksAt(chainId, address, options, after), options.after),
+    iterateHolders: (chainId, token, options) => itemsOf(client.holdersPages(chainId, token, options)),
+    iterateValidatedBlocks: (chainId, address, options) => itemsOf(client.validatedBlocksPages(chainId, address, options)),
+    tokenCounters: (chainId, token, options = {}) =>
+      http.get<TokenCounters>(chainId, `/tokens/${segment(token)}/counters`, { key: options.key }, options.signal),
+  };
+  return client;
+}

@@ -1,0 +1,13 @@
+export { createExplorerClient } from './client.js';
+export type { ExplorerClient, ExplorerClientOptions, HoldersOptions, PageOptions, ValidatedBlocksOptions } from './client.js';
+export {
+  ExplorerError,
+  NotFoundError,
+  RateLimitedError,
+  RestrictedError,
+  ServiceUnavailableError,
+  UnauthorizedError,
+  ValidationError,
+} from './errors.js';
+export { retryDelayMs } from './transport.js';
+export type * from './types.js';

@@ -1,0 +1,101 @@
+import { errorFor, ExplorerError } from './errors.js';
+
+export type QueryValue = string | number | undefined;
+
+export interface TransportOptions {
+  /** e.g. http://127.0.0.1:4000 or https://api.blockscout.com; chain and /api/v2 follow it */
+  baseUrl: string;
+  apiKey: string;
+  /** defaults to the global fetch */
+  fetch?: typeof fetch;
+  /** retries after a 429, each after the wait the server asks for (default 5) */
+  maxRetries?: number;
+}
+
+export interface Transport {
+  get<T>(chainId: number | string, path: string, query: Record<string, QueryValue>, signal?: AbortSignal): Promise<T>;
+}
+
+/** Waits are bounded so a misbehaving server cannot park a client for hours. */
+const MAX_WAIT_MS = 60_000;
+const DEFAULT_WAIT_MS = 1_000;
+
+/**
+ * How long a 429 asks to wait: `x-ratelimit-reset` is milliseconds until the window resets
+ * (this server and the reference); `Retry-After` (seconds or an HTTP date) is the standard
+ * fallback.
+ */
+export function retryDelayMs(headers: Headers, now = Date.now()): number | null {
+  const reset = headers.get('x-ratelimit-reset');
+  if (reset !== null && /^\d+(\.\d+)?$/.test(reset.trim())) return Math.min(Number(reset), MAX_WAIT_MS);
+  const retryAfter = headers.get('retry-after');
+  if (retryAfter === null) return null;
+  if (/^\d+$/.test(retryAfter.trim())) return Math.min(Number(retryAfter) * 1000, MAX_WAIT_MS);
+  const date = Date.parse(retryAfter);
+  return Number.isNaN(date) ? null : Math.min(Math.max(date - now, 0), MAX_WAIT_MS);
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** The URL with the key hidden, for error messages and logs. */
+function redacted(url: URL): string {
+  const copy = new URL(url);
+  if (copy.searchParams.has('apikey')) copy.searchParams.set('apikey', '***');
+  return copy.toString();
+}
+
+async function readBody(response: Response): Promise<unknown> {
+  const text = await response.text();
+  try {
+    return text === '' ? null : JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+export function createTransport(options: TransportOptions): Transport {
+  const base = options.baseUrl.replace(/\/+$/, '');
+  const doFetch = options.fetch ?? globalThis.fetch;
+  const maxRetries = options.maxRetries ?? 5;
+
+  return {
+    async get<T>(chainId: number | string, path: string, query: Record<string, QueryValue>, signal?: AbortSignal) {
+      const url = new URL(`${base}/${chainId}/api/v2${path}`);
+      // The key travels as `apikey`, the one way both this server and the hosted API accept.
+      url.searchParams.set('apikey', options.apiKey);
+      for (const [name, value] of Object.entries(query)) {
+        if (value !== undefined && name !== 'apikey') url.searchParams.set(name, String(value));
+      }
+      for (let attempt = 0; ; attempt++) {
+        const response = await doFetch(url, { headers: { accept: 'application/json' }, ...(signal ? { signal } : {}) });
+        if (response.status === 200) {
+          const body = await readBody(response);
+          if (typeof body !== 'object' || body === null) {
+            throw new ExplorerError(200, 'response is not a JSON object', redacted(url), body);
+          }
+          return body as T;
+        }
+        const body = await readBody(response);
+        const wait = response.status === 429 ? retryDelayMs(response.headers) : null;
+        if (response.status === 429 && attempt < maxRetries) {
+          await sleep(wait ?? DEFAULT_WAIT_MS, signal);
+          continue;
+        }
+        throw errorFor(response.status, body, redacted(url), wait);
+      }
+    },
+  };
+}
