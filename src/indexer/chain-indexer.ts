@@ -4,13 +4,14 @@ import type { RpcClient } from '../chain/rpc.js';
 import { fetchBlocksWithReceipts } from '../chain/fetch-blocks.js';
 import { detectTraceMethod, fetchBlockTraceSummary } from '../chain/traces.js';
 import { sleep } from '../chain/backoff.js';
+import { BlockNotAvailableError } from '../chain/errors.js';
 import type { Database } from '../db/client.js';
 import { isConnectionFailure } from '../db/unavailable.js';
 import type { Hex } from '../db/rows.js';
-import { balancesOfTokens, negativeBalances, pruneBalanceChanges } from '../db/queries/write-balances.js';
+import { balancesOfTokens, negativeBalances } from '../db/queries/write-balances.js';
 import { consensusHashes, indexedBlock, setHeadBlock } from '../db/queries/progress.js';
 import { transformBatch, findLinkBreak, type IndexBatch } from './transform.js';
-import { writeBatch } from './write-batch.js';
+import { pruneRecordedChanges, writeBatch } from './write-batch.js';
 import { reconcileBalances } from './reconcile.js';
 import { findCommonAncestor, rollBackTo, type Logger } from './reorg.js';
 import { WrappedNativeTokens } from './wrapped-native.js';
@@ -93,6 +94,12 @@ export class ChainIndexer {
         this.options.metrics?.headBlock.set(this.metricLabel, Number(head));
         if (next > head) {
           this.ahead = [];
+          // A branch as long as ours or shorter never shows up as a broken link ahead of us:
+          // compare the node's block at our height (or its head, if lower) with ours.
+          if (parent !== null && (await this.tipReplaced(next - 1n, parent, head, signal))) {
+            ({ next, parent } = await this.handleReorg(next));
+            continue;
+          }
           await sleep(this.chain.pollIntervalMs, signal);
           continue;
         }
@@ -111,12 +118,18 @@ export class ChainIndexer {
         }
         const negative = await writeBatch(this.db, this.chain.chainId, batch);
         await this.reconcileAfter(batch, negative);
-        this.afterBatch(batch, head, Date.now() - started);
+        await this.afterBatch(batch, head, Date.now() - started);
         parent = batch.blocks[batch.blocks.length - 1]!.hash;
         next = batch.to + 1n;
       } catch (error) {
         if (signal.aborted) break;
         this.ahead = [];
+        if (error instanceof BlockNotAvailableError) {
+          // the head we planned the range with went away (a reorg to a shorter branch, or a
+          // lagging backend): plan again from a fresh head
+          this.logger.debug({ ...this.label, block: error.blockNumber.toString() }, 'block gone while fetching; replanning');
+          continue;
+        }
         // RPC faults are retried inside the client; what reaches here is a database outage or
         // a fault that outlived the client's patience: wait and carry on from the committed state.
         this.logger.error(
@@ -150,7 +163,11 @@ export class ChainIndexer {
   }
 
   private async fetchRange(from: bigint, to: bigint, head: bigint, signal: AbortSignal): Promise<IndexBatch> {
-    const blocks = await fetchBlocksWithReceipts(this.rpc, from, to, { signal, pollIntervalMs: this.chain.pollIntervalMs });
+    const blocks = await fetchBlocksWithReceipts(this.rpc, from, to, {
+      signal,
+      pollIntervalMs: this.chain.pollIntervalMs,
+      maxWaitMs: Math.max(this.chain.pollIntervalMs * 5, 2_000),
+    });
     const withTraces = (await this.useTraces(from))
       ? await Promise.all(blocks.map(async (b) => ({ ...b, traces: await fetchBlockTraceSummary(this.rpc, BigInt(b.block.number)) })))
       : blocks.map((b) => ({ ...b, traces: null }));
@@ -169,6 +186,15 @@ export class ChainIndexer {
       return method !== null;
     });
     return this.traces;
+  }
+
+  /** Whether the node's block at min(tip, head) differs from ours; a node lacking it can't tell. */
+  private async tipReplaced(tip: bigint, tipHash: Hex, head: bigint, signal: AbortSignal): Promise<boolean> {
+    const height = head < tip ? head : tip;
+    const ours = height === tip ? tipHash : (await consensusHashes(this.db, this.chain.chainId, height, height)).get(height);
+    if (ours === undefined) return false;
+    const theirs = await this.rpc.getBlock(height, false, { signal });
+    return theirs !== null && theirs.hash?.toLowerCase() !== ours;
   }
 
   private async handleReorg(next: bigint): Promise<{ next: bigint; parent: Hex | null }> {
@@ -197,14 +223,17 @@ export class ChainIndexer {
     if (tip && keys.length > 0) await reconcileBalances(this.db, this.rpc, this.chain.chainId, keys, tip.number);
   }
 
-  private afterBatch(batch: IndexBatch, head: bigint, ms: number): void {
+  private async afterBatch(batch: IndexBatch, head: bigint, ms: number): Promise<void> {
     const target = this.options.targetTransfers ?? 20_000;
     const blocks = batch.blocks.length;
     // aim the next ranges at a steady number of transfers per transaction
     const ideal = batch.transfers === 0 ? blocks * 2 : Math.round((blocks * target) / batch.transfers);
     this.batchBlocks = Math.max(this.options.minBatchBlocks ?? 10, Math.min(this.options.maxBatchBlocks ?? 500, ideal));
     if (batch.to % 100n === 0n || head - batch.to < BigInt(this.chain.reorgWindow)) {
-      void pruneBalanceChanges(this.db, this.chain.chainId, head - BigInt(this.chain.reorgWindow) * 2n).catch(() => undefined);
+      // awaited: a rollback must never read the recorded range while a prune shrinks it
+      await pruneRecordedChanges(this.db, this.chain.chainId, head - BigInt(this.chain.reorgWindow) * 2n).catch((error: unknown) =>
+        this.logger.warn({ ...this.label, err: error instanceof Error ? error.message : String(error) }, 'pruning balance changes failed'),
+      );
     }
     this.options.metrics?.blocks.inc(this.metricLabel, blocks);
     this.options.metrics?.transfers.inc(this.metricLabel, batch.transfers);

@@ -3,6 +3,7 @@ import { callOrNull } from '../chain/rpc.js';
 import { DEPOSIT_TOPIC, WITHDRAWAL_TOPIC } from '../chain/token-events.js';
 import { TOKEN_SELECTORS } from '../chain/token-metadata.js';
 import type { RpcLog } from '../chain/rpc-types.js';
+import { hexByteLength } from '../chain/hex.js';
 import type { Hex } from '../db/rows.js';
 
 /**
@@ -42,7 +43,10 @@ export class WrappedNativeTokens {
           callOrNull(this.rpc, address, TOKEN_SELECTORS.decimals, block),
         ]);
         const tokenLike = [supply, decimals].every((r) => r !== null && r.length === 66);
-        (tokenLike ? this.known : this.rejected).add(address);
+        if (tokenLike) this.known.add(address);
+        // A node that lacks the block (a lagging backend, a reorg under us) fails the calls
+        // too: only a contract it can show us is judged, the others are asked again next time.
+        else if (hexByteLength(await this.rpc.getCode(address, block)) !== 0) this.rejected.add(address);
       }),
     );
   }

@@ -1,7 +1,7 @@
 import type { Database, Queryable } from '../db/client.js';
 import type { TokenType } from '../db/rows.js';
 import { upsertBlocks } from '../db/queries/write-blocks.js';
-import { applyBalanceDeltas, recordBalanceChanges, type BalanceKey } from '../db/queries/write-balances.js';
+import { applyBalanceDeltas, pruneBalanceChanges, recordBalanceChanges, type BalanceKey } from '../db/queries/write-balances.js';
 import { addUncheckedAddresses } from '../db/queries/write-addresses.js';
 import { changesFrom, setChangesFrom, setIndexedBlock } from '../db/queries/progress.js';
 import type { IndexBatch } from './transform.js';
@@ -45,4 +45,17 @@ async function updateChangesFrom(tx: Queryable, chainId: number, batch: IndexBat
   } else {
     await setChangesFrom(tx, chainId, batch.recordedFrom ?? batch.to + 1n);
   }
+}
+
+/**
+ * Drops the recorded changes of blocks below `below` and moves `changes_from` up with them,
+ * in one transaction: a rollback past the pruned blocks must not count as exact, since their
+ * changes are gone (it resets the touched balances from balanceOf instead).
+ */
+export async function pruneRecordedChanges(db: Database, chainId: number, below: bigint): Promise<void> {
+  await db.transaction(async (tx) => {
+    await pruneBalanceChanges(tx, chainId, below);
+    const from = await changesFrom(tx, chainId);
+    if (from !== null && from < below) await setChangesFrom(tx, chainId, below);
+  });
 }

@@ -1,0 +1,247 @@
+/**
+ * What an index should contain, asked of the node itself and of the API as a client sees it,
+ * with code that shares nothing with the indexer: token events are decoded here from raw logs,
+ * balances come from the token contracts' balanceOf, blocks and fees from the node's blocks
+ * and receipts.
+ */
+import {
+  createPublicClient,
+  decodeAbiParameters,
+  erc20Abi,
+  getAddress,
+  http,
+  parseAbi,
+  toEventSelector,
+  type Block,
+  type Hex,
+  type PublicClient,
+  type TransactionReceipt,
+} from 'viem';
+import type { Queryable } from '../../src/db/client.js';
+import type { TestApi } from './api.js';
+
+export const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
+
+const TOPICS = {
+  transfer: toEventSelector('Transfer(address,address,uint256)'),
+  transferSingle: toEventSelector('TransferSingle(address,address,address,uint256,uint256)'),
+  transferBatch: toEventSelector('TransferBatch(address,address,address,uint256[],uint256[])'),
+  deposit: toEventSelector('Deposit(address,uint256)'),
+  withdrawal: toEventSelector('Withdrawal(address,uint256)'),
+};
+
+const balanceAbi = parseAbi([
+  'function balanceOf(address owner) view returns (uint256)',
+  'function balanceOf(address owner, uint256 id) view returns (uint256)',
+]);
+
+/** A batching viem client for the many reads a ground-truth check makes. */
+export function truthClient(url: string): PublicClient {
+  return createPublicClient({ transport: http(url, { batch: { batchSize: 500 } }), cacheTime: 0 });
+}
+
+/** One balance: token_id only for ERC-1155 (an ERC-721 balance counts the NFTs held). */
+export interface Holding {
+  token: Hex;
+  holder: Hex;
+  tokenId: bigint | null;
+}
+
+export const holdingKey = (h: Holding) => `${h.token.toLowerCase()}|${h.holder.toLowerCase()}|${h.tokenId ?? ''}`;
+
+const topicAddress = (topic: Hex | undefined): Hex => `0x${topic!.slice(26)}`.toLowerCase() as Hex;
+
+/**
+ * Every (token, holder, id) that any token event up to `toBlock` touched: the candidates that
+ * can hold a balance. WETH-style Deposit/Withdrawal count too, since a deposit mints without a
+ * Transfer event. The zero address (mint source, burn sink) is left out.
+ */
+export async function touchedHoldings(client: PublicClient, toBlock: bigint): Promise<Holding[]> {
+  const logs = await client.request({
+    method: 'eth_getLogs',
+    params: [{ fromBlock: '0x0', toBlock: `0x${toBlock.toString(16)}`, topics: [Object.values(TOPICS)] }],
+  });
+  const found = new Map<string, Holding>();
+  const add = (token: Hex, holder: Hex, tokenId: bigint | null) => {
+    const h = { token: token.toLowerCase() as Hex, holder, tokenId };
+    if (holder !== ZERO_ADDRESS) found.set(holdingKey(h), h);
+  };
+  for (const log of logs) {
+    const [topic0, t1, t2, t3] = log.topics as Hex[];
+    if (topic0 === TOPICS.transfer && (log.topics.length === 3 || log.topics.length === 4)) {
+      add(log.address, topicAddress(t1), null);
+      add(log.address, topicAddress(t2), null);
+    } else if (topic0 === TOPICS.transferSingle || topic0 === TOPICS.transferBatch) {
+      const ids =
+        topic0 === TOPICS.transferSingle
+          ? [decodeAbiParameters([{ type: 'uint256' }, { type: 'uint256' }], log.data)[0]]
+          : decodeAbiParameters([{ type: 'uint256[]' }, { type: 'uint256[]' }], log.data)[0];
+      for (const id of ids) {
+        add(log.address, topicAddress(t2), id);
+        add(log.address, topicAddress(t3), id);
+      }
+    } else if ((topic0 === TOPICS.deposit || topic0 === TOPICS.withdrawal) && log.topics.length === 2) {
+      add(log.address, topicAddress(t1), null);
+    }
+  }
+  return [...found.values()];
+}
+
+/** balanceOf of each holding at `block`; a contract that reverts holds nothing for anyone. */
+export async function balancesAt(client: PublicClient, holdings: readonly Holding[], block: bigint): Promise<Map<string, bigint>> {
+  const values = await Promise.all(
+    holdings.map((h) =>
+      client
+        .readContract({
+          address: h.token,
+          abi: balanceAbi,
+          functionName: 'balanceOf',
+          args: h.tokenId === null ? [h.holder] : [h.holder, h.tokenId],
+          blockNumber: block,
+        })
+        .catch(() => 0n),
+    ),
+  );
+  return new Map(holdings.map((h, i) => [holdingKey(h), values[i]!]));
+}
+
+/** The non-zero balances at `block` of everything the chain's token events touched. */
+export async function nodeBalances(client: PublicClient, block: bigint): Promise<Map<string, bigint>> {
+  const balances = await balancesAt(client, await touchedHoldings(client, block), block);
+  return new Map([...balances].filter(([, v]) => v > 0n));
+}
+
+/** Distinct holders per token with a positive balance (ERC-1155 ids counted once per holder). */
+export function holderCounts(balances: ReadonlyMap<string, bigint>): Map<string, number> {
+  const holders = new Map<string, Set<string>>();
+  for (const [key, value] of balances) {
+    if (value <= 0n) continue;
+    const [token, holder] = key.split('|') as [string, string];
+    if (!holders.has(token)) holders.set(token, new Set());
+    holders.get(token)!.add(holder);
+  }
+  return new Map([...holders].map(([token, set]) => [token, set.size]));
+}
+
+export type NodeBlock = Block<bigint, true, 'latest'>;
+
+/** Blocks `from`..`to` with their transactions, and their receipts. */
+export async function nodeBlocks(client: PublicClient, from: bigint, to: bigint): Promise<{ block: NodeBlock; receipts: TransactionReceipt[] }[]> {
+  const numbers = Array.from({ length: Number(to - from + 1n) }, (_, i) => from + BigInt(i));
+  return Promise.all(
+    numbers.map(async (n) => {
+      const block = (await client.getBlock({ blockNumber: n, includeTransactions: true })) as NodeBlock;
+      const receipts = await Promise.all(block.transactions.map((tx) => client.getTransactionReceipt({ hash: tx.hash })));
+      return { block, receipts };
+    }),
+  );
+}
+
+/**
+ * The fee fields by their definitions: transaction fees Σ gasUsed × effective gas price;
+ * burnt gasUsed × base fee; priority Σ gasUsed × min(maxFee − baseFee, maxPriorityFee), the
+ * gas price standing in for a legacy transaction's missing fields.
+ */
+export function expectedFees({ block, receipts }: { block: NodeBlock; receipts: TransactionReceipt[] }) {
+  const baseFee = block.baseFeePerGas ?? null;
+  let transactionFees = 0n;
+  let priorityFee = 0n;
+  block.transactions.forEach((tx, i) => {
+    const receipt = receipts[i]!;
+    transactionFees += receipt.gasUsed * receipt.effectiveGasPrice;
+    if (baseFee !== null) {
+      const maxFee = tx.maxFeePerGas ?? tx.gasPrice!;
+      const maxPriority = tx.maxPriorityFeePerGas ?? tx.gasPrice!;
+      const tip = maxFee - baseFee < maxPriority ? maxFee - baseFee : maxPriority;
+      priorityFee += receipt.gasUsed * tip;
+    }
+  });
+  return {
+    transaction_fees: transactionFees.toString(),
+    burnt_fees: baseFee === null ? '0' : (block.gasUsed * baseFee).toString(),
+    priority_fee: baseFee === null ? '0' : priorityFee.toString(),
+  };
+}
+
+/** Every page of a list endpoint, following next_page_params until it is null. */
+async function allPages(api: TestApi, path: string): Promise<any[]> {
+  const items: any[] = [];
+  let query: Record<string, string | number> = {};
+  for (let page = 0; page < 10_000; page++) {
+    const res = await api.get(path, query);
+    if (res.status !== 200) throw new Error(`GET ${path} ${JSON.stringify(query)}: ${res.status} ${JSON.stringify(res.body)}`);
+    items.push(...res.body.items);
+    if (res.body.next_page_params === null) return items;
+    query = res.body.next_page_params;
+  }
+  throw new Error(`GET ${path}: paging did not end`);
+}
+
+export const servedHolders = (api: TestApi, chainId: number, token: string) => allPages(api, `/${chainId}/api/v2/tokens/${token}/holders`);
+
+export const servedBlocksValidated = (api: TestApi, chainId: number, miner: string) =>
+  allPages(api, `/${chainId}/api/v2/addresses/${miner}/blocks-validated`);
+
+/** The holders endpoint's items as holding keys → value. */
+export function servedBalances(token: string, items: readonly any[]): Map<string, bigint> {
+  return new Map(
+    items.map((item) => [
+      holdingKey({ token: token as Hex, holder: item.address.hash, tokenId: item.token_id === null ? null : BigInt(item.token_id) }),
+      BigInt(item.value),
+    ]),
+  );
+}
+
+/** What two indexes of the same chain must agree on, read straight from the tables. */
+export interface IndexedState {
+  /** holding key → value, positive balances only */
+  balances: Map<string, bigint>;
+  /** token → holder_count, non-zero only */
+  holderCounts: Map<string, number>;
+  /** consensus blocks by number: hash and miner */
+  blocks: Map<bigint, { hash: Hex; miner: Hex }>;
+}
+
+export async function indexedState(db: Queryable, chainId: number): Promise<IndexedState> {
+  const [balances, tokens, blocks] = await Promise.all([
+    db.query<{ token: string; holder: string; token_id: string | null; value: string }>(
+      `SELECT encode(token, 'hex') AS token, encode(holder, 'hex') AS holder, token_id::text AS token_id, value::text AS value
+       FROM token_balances WHERE chain_id = $1 AND value > 0`,
+      [chainId],
+    ),
+    db.query<{ token: string; n: string }>(
+      "SELECT encode(address, 'hex') AS token, holder_count::text AS n FROM tokens WHERE chain_id = $1 AND holder_count <> 0",
+      [chainId],
+    ),
+    db.query<{ number: string; hash: string; miner: string }>(
+      "SELECT number::text AS number, encode(hash, 'hex') AS hash, encode(miner, 'hex') AS miner FROM blocks WHERE chain_id = $1 AND consensus",
+      [chainId],
+    ),
+  ]);
+  return {
+    balances: new Map(
+      balances.map((r) => [
+        holdingKey({ token: `0x${r.token}`, holder: `0x${r.holder}`, tokenId: r.token_id === null ? null : BigInt(r.token_id) }),
+        BigInt(r.value),
+      ]),
+    ),
+    holderCounts: new Map(tokens.map((r) => [`0x${r.token}`, Number(r.n)])),
+    blocks: new Map(blocks.map((r) => [BigInt(r.number), { hash: `0x${r.hash}` as Hex, miner: `0x${r.miner}` as Hex }])),
+  };
+}
+
+/** Maps compare in vitest regardless of insertion order; sorted entries read better in a diff. */
+export const sortedEntries = <K, V>(map: ReadonlyMap<K, V>) => [...map].sort(([a], [b]) => (String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0));
+
+/** name/symbol/decimals as the contract answers them (null where the call reverts). */
+export async function tokenMetadata(client: PublicClient, token: Hex) {
+  const read = <T>(functionName: 'name' | 'symbol' | 'decimals') =>
+    client.readContract({ address: token, abi: erc20Abi, functionName }).then(
+      (v) => v as T,
+      () => null,
+    );
+  const [name, symbol, decimals] = await Promise.all([read<string>('name'), read<string>('symbol'), read<number>('decimals')]);
+  return { name, symbol, decimals };
+}
+
+export const checksummed = (address: string) => getAddress(address);
