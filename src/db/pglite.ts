@@ -8,13 +8,13 @@ import { classifyFailures } from './unavailable.js';
  * PGlite is single-connection: every statement is serialised by PGlite itself, and a
  * transaction holds the connection exclusively, so readers wait for a writer's commit.
  */
-export async function openPglite(dataDir: string | undefined): Promise<Database> {
+export async function openPglite(dataDir: string | undefined, template?: Blob): Promise<Database> {
   let dir: string | undefined;
   if (dataDir) {
     dir = join(dataDir, 'pgdata');
     mkdirSync(dir, { recursive: true });
   }
-  const pg = await PGlite.create(dir ? { dataDir: dir, relaxedDurability: true } : {});
+  const pg = await PGlite.create(dir ? { dataDir: dir, relaxedDurability: true } : template ? { loadDataDir: template } : {});
   const wrap = (q: { query: PGlite['query'] }): Queryable => ({
     async query<T>(text: string, params?: unknown[]) {
       const result = await classifyFailures(() => q.query<T>(text, params as unknown[]));
@@ -30,5 +30,6 @@ export async function openPglite(dataDir: string | undefined): Promise<Database>
       await pg.exec(sql);
     },
     close: () => pg.close(),
+    dump: () => pg.dumpDataDir('none'),
   };
 }

@@ -1,4 +1,8 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { migrations } from '../../src/db/migrations/index.js';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import { openDatabase, type Database } from '../../src/db/client.js';
@@ -58,8 +62,8 @@ export const ENGINES: Engine[] = ['pglite', 'postgres'];
 /** A fresh, migrated database of the given engine; PostgreSQL gets a throwaway database. */
 export async function freshDatabase(engine: Engine): Promise<{ db: Database; url: string | null; drop: () => Promise<void> }> {
   if (engine === 'pglite') {
-    const db = await openDatabase({ memory: true });
-    await migrate(db);
+    const db = await openDatabase({ template: await pgliteTemplate() });
+    await migrate(db); // a no-op on the template; keeps this honest if the cache is stale
     return { db, url: null, drop: () => db.close() };
   }
   const name = `explorer_test_${randomBytes(6).toString('hex')}`;
@@ -87,4 +91,31 @@ export async function freshDatabase(engine: Engine): Promise<{ db: Database; url
 /** The engines to run a suite on here: PGlite always, PostgreSQL when present (required under CI). */
 export async function availableEngines(): Promise<Engine[]> {
   return (await postgresAvailable()) ? ENGINES : ['pglite'];
+}
+
+const CACHE_DIR = fileURLToPath(new URL('../../node_modules/.cache/explorer-pglite/', import.meta.url));
+let template: Promise<Blob> | undefined;
+
+/**
+ * A migrated PGlite data directory, made once and kept on disk keyed by the migrations: a new
+ * instance loads it in a second or two instead of running initdb and the migrations (which
+ * costs 5–20 s on a busy 2-core machine) in every test file.
+ */
+function pgliteTemplate(): Promise<Blob> {
+  template ??= (async () => {
+    const key = createHash('sha256').update(JSON.stringify(migrations)).digest('hex').slice(0, 16);
+    const file = join(CACHE_DIR, `template-${key}.tar`);
+    if (existsSync(file)) return new Blob([readFileSync(file)]);
+    const db = await openDatabase({ memory: true });
+    await migrate(db);
+    const blob = await db.dump!();
+    await db.close();
+    mkdirSync(CACHE_DIR, { recursive: true });
+    // written under a unique name and renamed: concurrent workers never read a partial file
+    const partial = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    writeFileSync(partial, Buffer.from(await blob.arrayBuffer()));
+    renameSync(partial, file);
+    return blob;
+  })();
+  return template;
 }
