@@ -15,6 +15,7 @@ import { authPlugin } from './plugins/auth.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
 import { Registry } from './registry.js';
 import { chainScope } from './routes/chain-scope.js';
+import { pageCache } from './plugins/page-cache.js';
 import { holdersRoute } from './routes/holders.js';
 import { blocksValidatedRoute } from './routes/blocks-validated.js';
 import { tokenCountersRoute } from './routes/token-counters.js';
@@ -99,6 +100,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     await api.register(authPlugin, { db: options.db, staticKeys: options.api.staticApiKeys });
     await api.register(rateLimitPlugin, { defaultLimit: options.api.defaultRateLimit, redis: options.redis ?? null });
     chainScope(api, registry, options.api.restrictedKey);
+    pageCache(api, { ttlMs: options.api.pageCacheMs ?? 1_000 });
     holdersRoute(api, options.db);
     blocksValidatedRoute(api, options.db);
     tokenCountersRoute(api, options.db);

@@ -27,6 +27,8 @@ export interface ApiConfig {
   restrictedKey: string | null;
   restrictedAddresses: Hex[];
   redisUrl: string | null;
+  /** how long a served page may be reused while the indexed block is unchanged; 0: never */
+  pageCacheMs?: number;
 }
 
 export interface Config {
@@ -152,6 +154,7 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
         'restricted addresses',
       ),
       redisUrl: env.REDIS_URL || file.redisUrl || null,
+      pageCacheMs: positiveInt(env.EXPLORER_PAGE_CACHE_MS, 'EXPLORER_PAGE_CACHE_MS', 1_000),
     },
   };
 }

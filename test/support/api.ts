@@ -17,6 +17,8 @@ export function apiConfig(overrides: Partial<ApiConfig> = {}): ApiConfig {
     restrictedKey: null,
     restrictedAddresses: [],
     redisUrl: null,
+    // suites read right after writing; the cache has its own test
+    pageCacheMs: 0,
     ...overrides,
   };
 }

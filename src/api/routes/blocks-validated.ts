@@ -12,6 +12,7 @@ export function blocksValidatedRoute(app: FastifyInstance, db: Queryable): void 
   app.get<{ Params: ChainParams; Querystring: BlocksValidatedQuery }>(
     '/:chain_id/api/v2/addresses/:address_hash_param/blocks-validated',
     {
+      config: { pageCache: true },
       schema: {
         summary: 'Blocks validated (mined) by an address, newest first',
         description:

@@ -33,6 +33,7 @@ export function holdersRoute(app: FastifyInstance, db: Queryable): void {
   app.get<{ Params: ChainParams; Querystring: HoldersQuery }>(
     '/:chain_id/api/v2/tokens/:address_hash_param/holders',
     {
+      config: { pageCache: true },
       schema: {
         summary: 'Holders of a token, largest balance first',
         description:
