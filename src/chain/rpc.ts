@@ -171,7 +171,9 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     withUrlRetries(
       http(endpoint.url, {
         batch: { batchSize: options.batchSize ?? 100, wait: options.batchWaitMs ?? 0 },
-        fetchFn: createCheckedFetch(maxResponseBytes),
+        fetchFn: createCheckedFetch(maxResponseBytes, options.chainId, (calls) =>
+          logger.warn({ chainId: options.chainId, url: endpoint.label, calls }, 'RPC batch answered out of order; asking again'),
+        ),
         maxResponseBodySize: maxResponseBytes,
         retryCount: 0,
         timeout: options.timeoutMs ?? 30_000,
@@ -352,24 +354,53 @@ function logOnce(
  * drops responses would otherwise hand one call another call's result). The body is read with
  * our size cap so that an oversized answer fails before it is buffered whole.
  */
-function createCheckedFetch(maxBytes: number) {
-  return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+function createCheckedFetch(maxBytes: number, chainId: number, onOutOfOrder: (calls: number) => void) {
+  let canaries = 0;
+  const fetchParsed = async (input: string | URL | Request, init?: RequestInit) => {
     const response = await fetch(input, init);
-    if (!response.ok) return response;
+    if (!response.ok) return { response, text: null, parsed: null };
     const text = await readBodyCapped(response, maxBytes);
-    let parsed: unknown;
     try {
-      parsed = JSON.parse(text);
+      return { response, text, parsed: JSON.parse(text) as unknown };
     } catch (error) {
       throw new MalformedResponseError(`malformed JSON response (${text.length} chars)`, { cause: error });
     }
-    if (typeof init?.body === 'string') checkResponseIds(JSON.parse(init.body) as unknown, parsed);
-    return new Response(text, {
-      status: response.status,
-      statusText: response.statusText,
+  };
+  return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const request = typeof init?.body === 'string' ? (JSON.parse(init.body) as unknown) : undefined;
+    let answer = await fetchParsed(input, init);
+    if (answer.text !== null && request !== undefined) {
+      checkResponseIds(request, answer.parsed);
+      // JSON-RPC lets a server answer a batch in any order (Erigon, dshackle do), but answers
+      // labelled with each other's ids look the same, and nothing in an eth_call or trace result
+      // says which call it answers. So an answer out of order is asked for again with a canary
+      // whose answer we know, the chain id: under its id must be exactly that.
+      if (Array.isArray(request) && outOfOrder(request, answer.parsed)) {
+        onOutOfOrder(request.length);
+        const canary = { jsonrpc: '2.0', id: `canary-${++canaries}`, method: 'eth_chainId', params: [] };
+        answer = await fetchParsed(input, { ...init, body: JSON.stringify([...request, canary]) });
+        if (answer.text !== null && Array.isArray(answer.parsed) && answer.parsed.length > 1) {
+          checkResponseIds([...request, canary], answer.parsed);
+          const heard = (answer.parsed as Array<Record<string, unknown>>).find((item) => item['id'] === canary.id);
+          const said = heard?.['result'];
+          if (typeof said !== 'string' || !/^0x[0-9a-f]+$/i.test(said) || BigInt(said) !== BigInt(chainId)) {
+            throw new WrongResponseIdError(`batch answers are mislabelled: the chain-id canary got ${JSON.stringify(heard?.['result'] ?? heard?.['error'])}`);
+          }
+          answer.text = JSON.stringify(answer.parsed.filter((item) => item !== heard));
+        }
+      }
+    }
+    if (answer.text === null) return answer.response;
+    return new Response(answer.text, {
+      status: answer.response.status,
+      statusText: answer.response.statusText,
       headers: { 'content-type': 'application/json' },
     });
   };
+}
+
+function outOfOrder(request: unknown[], response: unknown): boolean {
+  return Array.isArray(response) && response.length === request.length && response.some((r, i) => idOf(r) !== idOf(request[i]));
 }
 
 async function readBodyCapped(response: Response, maxBytes: number): Promise<string> {

@@ -194,6 +194,7 @@ export class ChainIndexer {
     const ours = height === tip ? tipHash : (await consensusHashes(this.db, this.chain.chainId, height, height)).get(height);
     if (ours === undefined) return false;
     const theirs = await this.rpc.getBlock(height, false, { signal });
+    if (theirs === null) this.logger.debug({ ...this.label, block: height.toString() }, 'node does not have the block yet');
     return theirs !== null && theirs.hash?.toLowerCase() !== ours;
   }
 

@@ -16,6 +16,21 @@ export type Logger = RpcLogger & { error(obj: Record<string, unknown>, msg?: str
 const STEP = 64n;
 
 /**
+ * The node's hash at a height it must have (it is below its head). A `null` answer is a
+ * lagging backend or a fault, not a different block: taking it for a mismatch would roll back
+ * blocks that never changed, so it is asked again, and after that the step fails and is retried.
+ */
+async function nodeBlockHash(rpc: RpcClient, n: bigint, attempts = 10): Promise<string> {
+  for (let i = 1; ; i++) {
+    const block = await rpc.getBlock(n, false);
+    if (block?.hash) return block.hash.toLowerCase();
+    if (i >= attempts) throw new Error(`the node has no block ${n} below its head`);
+    rpc.logger.debug({ chainId: rpc.chainId, block: n.toString(), attempt: i }, 'node does not have the block yet');
+    await new Promise((r) => setTimeout(r, 100 * i));
+  }
+}
+
+/**
  * The highest block where our chain and the node's agree, searched downward from `below` in
  * steps, comparing our stored consensus hashes with the node's. `floor` is the block before
  * the first one we indexed: nothing below it is ours to compare.
@@ -27,11 +42,11 @@ export async function findCommonAncestor(db: Database, rpc: RpcClient, chainId: 
     const ours = await consensusHashes(db, chainId, low, high);
     const numbers: bigint[] = [];
     for (let n = high; n >= low; n--) numbers.push(n);
-    const theirs = await Promise.all(numbers.map((n) => rpc.getBlock(n, false)));
+    const theirs = await Promise.all(numbers.map((n) => nodeBlockHash(rpc, n)));
     for (let i = 0; i < numbers.length; i++) {
       const n = numbers[i]!;
       const mine = ours.get(n);
-      if (mine !== undefined && theirs[i]?.hash?.toLowerCase() === mine) return n;
+      if (mine !== undefined && theirs[i] === mine) return n;
     }
     high = low - 1n;
   }

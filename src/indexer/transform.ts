@@ -63,7 +63,8 @@ export function transformBatch(
     const row = buildBlockRow(block, receipts, traces, { chainId: options.chainId });
     blocks.push(row);
     addresses.add(row.miner);
-    const perBlock = new DeltaSum();
+    // Per-block sums only for blocks a rollback may undo: in a long backfill, almost none.
+    const perBlock = row.number > options.recordAbove ? new DeltaSum() : null;
     const logs = receipts.flatMap((r) => r.logs);
     const decoded: TokenTransfer[] = decodeTokenTransfers(logs, { wrappedNativeTokens: options.wrappedNativeTokens });
     transfers += decoded.length;
@@ -72,16 +73,14 @@ export function transformBatch(
       addresses.add(t.token);
       // Balances are per id only for ERC-1155; an ERC-721 balance is the count of NFTs held.
       const id = t.tokenType === 'ERC-1155' ? t.tokenId : null;
-      for (const target of [batch, perBlock]) {
-        target.add(t.token, t.from, id, -t.value);
-        target.add(t.token, t.to, id, t.value);
-      }
+      batch.add(t.token, t.from, id, -t.value);
+      batch.add(t.token, t.to, id, t.value);
+      perBlock?.add(t.token, t.from, id, -t.value);
+      perBlock?.add(t.token, t.to, id, t.value);
       if (t.from !== ZERO_ADDRESS) addresses.add(t.from);
       if (t.to !== ZERO_ADDRESS) addresses.add(t.to);
     }
-    if (row.number > options.recordAbove) {
-      for (const d of perBlock.nonZero()) blockDeltas.push({ ...d, blockNumber: row.number });
-    }
+    if (perBlock) for (const d of perBlock.nonZero()) blockDeltas.push({ ...d, blockNumber: row.number });
   }
   const from = blocks[0]?.number ?? 0n;
   const to = blocks[blocks.length - 1]?.number ?? -1n;

@@ -40,6 +40,9 @@ export async function applyBalanceDeltas(
      ), up AS (
        INSERT INTO token_balances AS b (chain_id, token, holder, token_id, value, block_number)
        SELECT $1, d.token, d.holder, d.token_id, d.delta, $6 FROM d
+       -- in key order consecutive rows land on the same index pages: ~25% faster than the
+       -- order transfers came in (BENCHMARKS.md)
+       ORDER BY d.token, d.holder, d.token_id
        ON CONFLICT ON CONSTRAINT token_balances_key
        DO UPDATE SET value = b.value + excluded.value, block_number = excluded.block_number
        RETURNING b.token, b.holder, b.token_id, b.value

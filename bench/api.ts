@@ -1,0 +1,401 @@
+/**
+ * API benchmark: one big token (10M holders), 10,000 small tokens, 1M blocks over 100 miners,
+ * bulk-loaded into a throwaway PostgreSQL database; then, in one run,
+ *   - server-side time per request (Fastify's reply.elapsedTime: routing, auth, rate limit,
+ *     validation, query, view, serialization) for the top page and deep pages of both operations,
+ *     and the page query alone;
+ *   - HTTP throughput under load (autocannon) against a bare Fastify route serving the same
+ *     bytes from memory, so the ratio is what our code costs on this machine.
+ *
+ *   npm run bench:api                      full size (loading takes minutes)
+ *   npm run bench:api -- --tiny            20k holders, 20k blocks, 2 s of load (the test suite runs it)
+ *   npm run bench:api -- --holders 1000000 --blocks 100000
+ *   npm run bench:api -- --keep            keep the database; --database <url> measures it again
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { buildServer } from '../src/api/server.js';
+import { openDatabase, type Database } from '../src/db/client.js';
+import { blocksValidatedPage, blocksValidatedPageQuery } from '../src/db/queries/blocks.js';
+import { holdersPage, holdersPageQuery, PAGE_FILTER } from '../src/db/queries/holders.js';
+import { toBytea } from '../src/db/hex.js';
+import type { Hex } from '../src/db/rows.js';
+import { apiConfig, TEST_KEY } from '../test/support/api.js';
+import { freshDatabase } from '../test/support/databases.js';
+import { addressOf, CHAIN_ID, loadApiData, type DataSize } from './lib/api-data.js';
+import { readFlags } from './lib/args.js';
+import { httpLoad, type LoadResult } from './lib/http-load.js';
+import { logger, machineInfo, mergeResults, quietGates, resultsPath } from './lib/results.js';
+import { median, percentile, round, summary } from './lib/stats.js';
+import { cpuMeter, procCpuMs, profiled } from './lib/cpu.js';
+import { saveProfile } from './lib/profiles.js';
+
+const PAGE = 50;
+/** distinct cursors per deep target, so a run reads many index pages, not one cached page */
+const CURSORS = 100;
+
+const { sizes, tiny, options } = readFlags(
+  { holders: 10_000_000, tokens: 10_000, blocks: 1_000_000, miners: 100, samples: 2_000, runs: 3, loadSeconds: 10, connections: 10 },
+  { holders: 20_000, tokens: 50, blocks: 20_000, miners: 100, samples: 200, runs: 1, loadSeconds: 2, connections: 10 },
+  { out: { type: 'string' }, keep: { type: 'boolean' }, database: { type: 'string' }, 'no-wait': { type: 'boolean' }, 'cpu-prof': { type: 'boolean' } },
+);
+const log = logger('bench:api');
+const command = `npm run bench:api${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
+
+interface Target {
+  name: string;
+  /** request paths (with query), cycled through */
+  paths: string[];
+  /** the page query and row mapping alone, same parameters, cycled */
+  queries: Array<() => Promise<unknown>>;
+  /** the page statements, for EXPLAIN ANALYZE */
+  statements: Array<{ text: string; args: unknown[] }>;
+}
+
+async function main() {
+  const machine = await machineInfo({ postgresUrl: (options.database as string | undefined) ?? (await adminUrl()) });
+  const { url, size, drop } = await prepareDatabase();
+  const db = await openDatabase({ databaseUrl: url });
+  const app = await buildServer({ db, api: apiConfig() });
+  const elapsed: number[] = [];
+  app.addHook('onResponse', async (_request, reply) => {
+    elapsed.push(reply.elapsedTime);
+  });
+  try {
+    const targets = await buildTargets(db, url, size);
+    const quiet = quietGates(!tiny && !options['no-wait'], log);
+
+    const runs: Array<Record<string, ReturnType<typeof summary> & { query_p50: number; query_p99: number }>> = [];
+    for (let run = 1; run <= sizes.runs; run++) {
+      await quiet.before(`latency run ${run}`);
+      const perTarget: (typeof runs)[number] = {};
+      for (const target of targets) {
+        const requests = await timeRequests(app, target, elapsed);
+        const queries = await timeQueries(target);
+        perTarget[target.name] = { ...summary(requests), query_p50: round(percentile(queries, 50)), query_p99: round(percentile(queries, 99)) };
+        log(`run ${run}: ${target.name.padEnd(22)} p50 ${perTarget[target.name]!.p50} ms, p99 ${perTarget[target.name]!.p99} ms (query alone p50 ${perTarget[target.name]!.query_p50} ms)`);
+      }
+      runs.push(perTarget);
+    }
+
+    const load = await measureThroughput(app, targets, url, quiet);
+    const explain = await explainAll(db, targets);
+    const prepared = await preparedProbe(url, targets);
+
+    const names = targets.map((t) => t.name);
+    const latency = Object.fromEntries(
+      names.map((name) => {
+        const of = (k: 'p50' | 'p99' | 'query_p50' | 'query_p99') => round(median(runs.map((r) => r[name]![k])));
+        return [name, { p50_ms: of('p50'), p99_ms: of('p99'), query_p50_ms: of('query_p50'), query_p99_ms: of('query_p99'), runs: runs.map((r) => r[name]) }];
+      }),
+    );
+    const holderTargets = names.filter((n) => n.startsWith('holders'));
+    const blockTargets = names.filter((n) => n.startsWith('blocks'));
+    const worst = (list: string[], k: 'p50' | 'p99') => round(median(runs.map((r) => Math.max(...list.map((n) => r[n]![k])))));
+    // per run, the deepest page's median over the top page's, then the median over runs
+    const deepOverTop = round(
+      median(runs.map((r) => Math.max(...holderTargets.slice(1).map((n) => r[n]!.p50)) / r[holderTargets[0]!]!.p50)),
+      2,
+    );
+
+    const result = {
+      holders_p50_ms: worst(holderTargets, 'p50'),
+      holders_p99_ms: worst(holderTargets, 'p99'),
+      deep_over_top: deepOverTop,
+      blocks_p50_ms: worst(blockTargets, 'p50'),
+      blocks_p99_ms: worst(blockTargets, 'p99'),
+      throughput_ratio: load.holders_ratio,
+      blocks_throughput_ratio: load.blocks_ratio,
+      note: 'p50/p99 are the worst of the targets of each operation (top and deep pages), medians over runs; server-side time is reply.elapsedTime',
+      size: { ...size, page: PAGE },
+      latency,
+      load,
+      explain,
+      prepared_statement_probe: prepared,
+      quiet: quiet.summary(),
+      runs: sizes.runs,
+      samples_per_target: sizes.samples,
+      machine,
+      command,
+    };
+    const path = resultsPath(tiny, options.out as string | undefined);
+    await mergeResults(path, 'api', result, { machine, command });
+    log(`holders p50 ${result.holders_p50_ms} ms p99 ${result.holders_p99_ms} ms, deep/top ${result.deep_over_top}; blocks p50 ${result.blocks_p50_ms} ms p99 ${result.blocks_p99_ms} ms; throughput ratio ${result.throughput_ratio}`);
+    log(`wrote ${path}`);
+  } finally {
+    await app.close();
+    await db.close();
+    await drop();
+  }
+}
+
+async function adminUrl() {
+  const { POSTGRES_ADMIN_URL } = await import('../test/support/databases.js');
+  return POSTGRES_ADMIN_URL;
+}
+
+/** A fresh throwaway database, loaded; or the one given by --database, as a previous --keep left it. */
+async function prepareDatabase(): Promise<{ url: string; size: DataSize; drop: () => Promise<void> }> {
+  const given = options.database as string | undefined;
+  if (given) {
+    const size = await withClient(given, async (c) => (await c.query<{ size: DataSize }>('SELECT size FROM bench_meta')).rows[0]!.size);
+    log(`measuring the existing database ${given} (${JSON.stringify(size)})`);
+    return { url: given, size, drop: async () => undefined };
+  }
+  const size: DataSize = { holders: sizes.holders, tokens: sizes.tokens, blocks: sizes.blocks, miners: sizes.miners };
+  const fresh = await freshDatabase('postgres');
+  // the pool is reopened by main(); this one only held the migration
+  await fresh.db.close();
+  const url = fresh.url!;
+  const cleanup = async () => {
+    if (options.keep) return log(`kept the database: --database ${url}`);
+    const admin = new pg.Client({ connectionString: await adminUrl() });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS "${new URL(url).pathname.slice(1)}" WITH (FORCE)`);
+    await admin.end();
+  };
+  process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
+  const started = Date.now();
+  try {
+    await loadApiData(url, size, log);
+    await withClient(url, (c) => c.query('CREATE TABLE bench_meta AS SELECT $1::jsonb AS size', [JSON.stringify(size)]));
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+  log(`loaded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return { url, size, drop: cleanup };
+}
+
+async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Top page and pages at 10% and 90% depth (1M and 9M of 10M) of the big token; top page and
+ * the page 90% down the busiest miner's blocks. Deep positions are read once with OFFSET, the
+ * way no request ever reads them.
+ */
+async function buildTargets(db: Database, url: string, size: DataSize): Promise<Target[]> {
+  const { token, miner } = await withClient(url, async (c) => {
+    const busiest = await c.query<{ m: string }>(
+      `SELECT encode(miner, 'hex') AS m FROM blocks WHERE chain_id = $1 GROUP BY miner ORDER BY count(*) DESC LIMIT 1`,
+      [CHAIN_ID],
+    );
+    return { token: await addressOf(c, 'token', 0), miner: `0x${busiest.rows[0]!.m}` as Hex };
+  });
+  const q = (path: string, params: Record<string, string | number>) =>
+    `/${CHAIN_ID}/api/v2/${path}?${new URLSearchParams({ apikey: TEST_KEY, ...Object.fromEntries(Object.entries(params).map(([k, v]) => [k, String(v)])) })}`;
+
+  const holdersTarget = async (depth: number): Promise<Target> => {
+    const rows =
+      depth === 0
+        ? [null]
+        : await db.query<{ value: string; holder: string }>(
+            `SELECT b.value::text AS value, encode(b.holder, 'hex') AS holder FROM token_balances b WHERE ${PAGE_FILTER}
+             ORDER BY b.value DESC, b.holder DESC, b.token_id DESC OFFSET $3 LIMIT $4`,
+            [CHAIN_ID, toBytea(token), depth - 1, span(size.holders)],
+          );
+    const cursors = rows.filter((_, i) => i % PAGE === 0).map((r) => (r ? { value: BigInt(r.value), holder: `0x${r.holder}` as Hex } : null));
+    const params = cursors.map((after) => ({ chainId: CHAIN_ID, token, after, limit: PAGE + 1 }));
+    return {
+      name: `holders_${label(depth)}`,
+      paths: cursors.map((c) => q(`tokens/${token}/holders`, c ? { value: c.value.toString(), address_hash: c.holder, items_count: PAGE } : {})),
+      queries: params.map((p) => () => holdersPage(db, p)),
+      statements: params.map((p) => holdersPageQuery(p)),
+    };
+  };
+
+  const counted = await db.query<{ n: string }>('SELECT count(*)::text AS n FROM blocks WHERE chain_id = $1 AND miner = $2', [CHAIN_ID, toBytea(miner)]);
+  const mined = Number(counted[0]!.n);
+  const blocksTarget = async (depth: number): Promise<Target> => {
+    const rows =
+      depth === 0
+        ? [null]
+        : await db.query<{ number: string }>(
+            `SELECT number::text AS number FROM blocks WHERE chain_id = $1 AND miner = $2 ORDER BY number DESC OFFSET $3 LIMIT $4`,
+            [CHAIN_ID, toBytea(miner), depth - 1, span(mined)],
+          );
+    const befores = rows.filter((_, i) => i % PAGE === 0).map((r) => (r ? BigInt(r.number) : null));
+    const params = befores.map((beforeNumber) => ({ chainId: CHAIN_ID, miner, beforeNumber, limit: PAGE + 1 }));
+    return {
+      name: `blocks_${label(depth)}`,
+      paths: befores.map((b) => q(`addresses/${miner}/blocks-validated`, b === null ? {} : { block_number: b.toString(), items_count: PAGE })),
+      queries: params.map((p) => () => blocksValidatedPage(db, p)),
+      statements: params.map((p) => blocksValidatedPageQuery(p)),
+    };
+  };
+
+  log(`reading deep cursors (busiest miner mined ${mined.toLocaleString('en-US')} blocks)`);
+  return [
+    await holdersTarget(0),
+    await holdersTarget(Math.round(size.holders * 0.1)),
+    await holdersTarget(Math.round(size.holders * 0.9) - span(size.holders)),
+    await blocksTarget(0),
+    await blocksTarget(Math.round(mined * 0.9) - span(mined)),
+  ];
+}
+
+/** Rows the deep cursors of a list of `total` spread over: CURSORS pages, fewer on small lists. */
+const span = (total: number) => Math.max(PAGE, Math.min(CURSORS * PAGE, Math.floor((total * 0.05) / PAGE) * PAGE));
+
+const label = (depth: number) => (depth === 0 ? 'top' : depth >= 1_000_000 ? `depth_${Math.round(depth / 1e6)}M` : `depth_${Math.round(depth / 1e3)}k`);
+
+/** Sequential requests, so each one's time is its own and not a queue's. */
+async function timeRequests(app: FastifyInstance, target: Target, elapsed: number[]): Promise<number[]> {
+  const warmup = Math.min(200, sizes.samples);
+  elapsed.length = 0;
+  for (let i = 0; i < warmup + sizes.samples; i++) {
+    const res = await app.inject({ method: 'GET', url: target.paths[i % target.paths.length]! });
+    if (res.statusCode !== 200) throw new Error(`${target.name}: status ${res.statusCode}: ${res.body.slice(0, 200)}`);
+    if (i < target.paths.length && (JSON.parse(res.body) as { items: unknown[] }).items.length !== PAGE) {
+      throw new Error(`${target.name}: page not full`);
+    }
+  }
+  return elapsed.splice(0).slice(warmup);
+}
+
+async function timeQueries(target: Target): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < Math.min(200, sizes.samples) + sizes.samples; i++) {
+    const t = performance.now();
+    await target.queries[i % target.queries.length]!();
+    times.push(performance.now() - t);
+  }
+  return times.slice(Math.min(200, sizes.samples));
+}
+
+/**
+ * Requests per second at `connections` concurrent connections, each operation's top page
+ * against a bare Fastify route sending that very response body from memory, alternated so a
+ * slow moment of the machine hits both sides.
+ */
+async function measureThroughput(app: FastifyInstance, targets: Target[], databaseUrl: string, quiet: ReturnType<typeof quietGates>) {
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+  const bare = Fastify({ logger: false });
+  const bodies = new Map<string, Buffer>();
+  const picks = ['holders_top', 'blocks_top'].map((name) => targets.find((t) => t.name === name)!);
+  for (const target of picks) {
+    const res = await app.inject({ method: 'GET', url: target.paths[0]! });
+    bodies.set(target.paths[0]!.split('?')[0]!, res.rawPayload);
+  }
+  bare.get('/*', (request, reply) => {
+    const body = bodies.get(request.url.split('?')[0]!);
+    if (!body) return reply.code(404).send();
+    return reply.type('application/json; charset=utf-8').send(body);
+  });
+  await bare.listen({ host: '127.0.0.1', port: 0 });
+  const bareBase = `http://127.0.0.1:${(bare.server.address() as { port: number }).port}`;
+  try {
+    const opts = { connections: sizes.connections, seconds: sizes.loadSeconds };
+    const warm = { connections: sizes.connections, seconds: Math.max(1, Math.round(sizes.loadSeconds / 5)) };
+    for (const t of picks) {
+      await httpLoad(base + t.paths[0], warm);
+      await httpLoad(bareBase + t.paths[0], warm);
+    }
+    const meter = await cpuMeter(databaseUrl);
+    const rounds: Array<Record<string, LoadResult & { node_cpu_ms_per_request?: number; postgres_cpu_ms_per_request?: number }>> = [];
+    // Profiling slows what it watches: the profiled runs come first and are not counted.
+    const profiles: Record<string, Awaited<ReturnType<typeof saveProfile>>> = {};
+    if (options['cpu-prof']) {
+      for (const t of picks) profiles[t.name] = await saveProfile(`api-${t.name}`, (await profiled(() => httpLoad(base + t.paths[0], opts))).profile);
+    }
+    for (let run = 1; run <= sizes.runs; run++) {
+      await quiet.before(`load run ${run}`);
+      const r: (typeof rounds)[number] = {};
+      for (const t of picks) {
+        r[`bare_${t.name}`] = await httpLoad(bareBase + t.paths[0], opts);
+        const measured = await meter.measure(() => httpLoad(base + t.paths[0], opts));
+        const n = measured.result.requests_total;
+        r[t.name] = { ...measured.result, node_cpu_ms_per_request: round(measured.nodeMs / n), postgres_cpu_ms_per_request: round(measured.postgresMs / n) };
+        log(
+          `run ${run}: ${t.name} ${r[t.name]!.requests_per_s} req/s (p99 ${r[t.name]!.latency_p99_ms} ms; CPU per request: ` +
+            `${r[t.name]!.node_cpu_ms_per_request} ms node, ${r[t.name]!.postgres_cpu_ms_per_request} ms PostgreSQL) ` +
+            `vs bare ${r[`bare_${t.name}`]!.requests_per_s} req/s, ${r[t.name]!.bytes_per_request} bytes each`,
+        );
+      }
+      rounds.push(r);
+    }
+    await meter.close();
+    const ratio = (name: string) => round(median(rounds.map((r) => r[name]!.requests_per_s / r[`bare_${name}`]!.requests_per_s)), 3);
+    const med = (name: string, k: keyof (typeof rounds)[number][string]) => median(rounds.map((r) => r[name]![k] ?? Number.NaN));
+    return {
+      connections: sizes.connections,
+      seconds: sizes.loadSeconds,
+      holders_ratio: ratio('holders_top'),
+      blocks_ratio: ratio('blocks_top'),
+      ...Object.fromEntries(
+        Object.keys(rounds[0]!).map((name) => [
+          name,
+          {
+            requests_per_s: med(name, 'requests_per_s'),
+            latency_p50_ms: med(name, 'latency_p50_ms'),
+            latency_p99_ms: med(name, 'latency_p99_ms'),
+            bytes_per_request: med(name, 'bytes_per_request'),
+            ...(name.startsWith('bare_')
+              ? {}
+              : { node_cpu_ms_per_request: med(name, 'node_cpu_ms_per_request'), postgres_cpu_ms_per_request: med(name, 'postgres_cpu_ms_per_request') }),
+          },
+        ]),
+      ),
+      profiles,
+      rounds,
+    };
+  } finally {
+    await bare.close();
+  }
+}
+
+/** The first statement of each target under EXPLAIN ANALYZE: the plan shape and the server's own time. */
+async function explainAll(db: Database, targets: Target[]) {
+  const out: Record<string, { execution_ms: number; planning_ms: number; plan: string[] }> = {};
+  for (const t of targets) {
+    const s = t.statements[t.statements.length - 1]!;
+    const rows = await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${s.text}`, s.args);
+    const lines = rows.map((r) => r['QUERY PLAN']);
+    const time = (label: string) => Number(lines.find((l) => l.startsWith(label))?.match(/([\d.]+) ms/)?.[1] ?? Number.NaN);
+    out[t.name] = { execution_ms: time('Execution Time'), planning_ms: time('Planning Time'), plan: lines };
+  }
+  return out;
+}
+
+/**
+ * What the page statements cost on the PostgreSQL side, as sent today (unnamed: parsed and
+ * planned on every call) and as a named prepared statement would be (the plan cached per
+ * connection): same SQL and parameters, one connection, sequential, with that backend's CPU time.
+ */
+async function preparedProbe(url: string, targets: Target[]) {
+  return withClient(url, async (client) => {
+    const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+    const out: Record<string, Record<string, number>> = {};
+    for (const t of targets) {
+      const row: Record<string, number> = {};
+      for (const mode of ['unnamed', 'prepared'] as const) {
+        const n = sizes.samples;
+        const times: number[] = [];
+        const cpuBefore = await procCpuMs(pid);
+        for (let i = 0; i < n + 50; i++) {
+          const s = t.statements[i % t.statements.length]!;
+          const started = performance.now();
+          await client.query(mode === 'prepared' ? { name: `bench_${t.name}`, text: s.text, values: s.args } : { text: s.text, values: s.args });
+          if (i >= 50) times.push(performance.now() - started);
+        }
+        row[`${mode}_p50_ms`] = round(percentile(times, 50));
+        row[`${mode}_p99_ms`] = round(percentile(times, 99));
+        row[`${mode}_postgres_cpu_ms_per_query`] = round(((await procCpuMs(pid)) - cpuBefore) / (n + 50));
+      }
+      out[t.name] = row;
+      log(`prepared-statement probe ${t.name}: ${JSON.stringify(row)}`);
+    }
+    return out;
+  });
+}
+
+await main();

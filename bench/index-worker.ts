@@ -1,0 +1,145 @@
+/**
+ * One indexing run of bench:index, in its own process so that the RSS it samples is the
+ * indexer's alone (not anvil's client, the chain generator's state or the other engine's).
+ * Runs the real ChainIndexer from block 0 to `head`, as `explorer index` builds it, and
+ * reports to the parent over IPC.
+ */
+import { setMaxListeners } from 'node:events';
+import { createRpcClient } from '../src/chain/rpc.js';
+import { openDatabase, type Database, type Queryable } from '../src/db/client.js';
+import { ensureChain } from '../src/db/queries/chains.js';
+import { ChainIndexer } from '../src/indexer/chain-indexer.js';
+import type { Logger } from '../src/indexer/reorg.js';
+import { profiled } from './lib/cpu.js';
+import { saveProfile } from './lib/profiles.js';
+
+export interface WorkerConfig {
+  engine: 'postgres' | 'pglite';
+  databaseUrl?: string;
+  dataDir?: string;
+  rpcUrl: string;
+  chainId: number;
+  head: string;
+  /** CPU-profile the indexing (written under bench/results/profiles, summarised in the result) */
+  profile: boolean;
+}
+
+export interface WorkerResult {
+  ms: number;
+  blocks: number;
+  transfers: number;
+  peakRssMb: number;
+  /** RSS (MB) when the indexer had done 25, 50, 75 and 100% of the blocks */
+  rssAtProgressMb: number[];
+  /** every 100 ms: [ms since start, rss MB, last indexed block] */
+  samples: Array<[number, number, number]>;
+  /** rows with a positive balance at the end, to check against the generator's state */
+  positiveBalances: number;
+  /** time the indexer spent waiting on the database (its writer is sequential, so these add up) */
+  dbMs: number;
+  /** that time per statement (first words of its SQL), largest first */
+  statements: Array<{ sql: string; calls: number; ms: number }>;
+  profile: Awaited<ReturnType<typeof saveProfile>> | null;
+}
+
+const config = JSON.parse(process.argv[2]!) as WorkerConfig;
+const head = BigInt(config.head);
+const quiet = (level: string) => (obj: Record<string, unknown>, msg?: string) => console.error(`[indexer ${level}] ${msg ?? ''} ${JSON.stringify(obj)}`);
+const logger: Logger = { debug() {}, info() {}, warn: quiet('warn'), error: quiet('error') };
+
+const raw = await openDatabase(config.engine === 'postgres' ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir });
+await ensureChain(raw, config.chainId);
+
+// Where the writer's time goes, without touching the indexer: every statement it sends is timed.
+const statements = new Map<string, { calls: number; ms: number }>();
+let dbMs = 0;
+const timed = async <T>(label: string, work: () => Promise<T>, top: boolean): Promise<T> => {
+  const t = performance.now();
+  try {
+    return await work();
+  } finally {
+    const ms = performance.now() - t;
+    if (top) dbMs += ms;
+    const entry = statements.get(label) ?? { calls: 0, ms: 0 };
+    entry.calls++;
+    entry.ms += ms;
+    statements.set(label, entry);
+  }
+};
+const label = (sql: string) => sql.replace(/\s+/g, ' ').trim().slice(0, 70);
+const timedTx = (tx: Queryable): Queryable => ({ query: (text, params) => timed(label(text), () => tx.query(text, params), false) });
+const db: Database = {
+  engine: raw.engine,
+  query: (text, params) => timed(label(text), () => raw.query(text, params), true),
+  transaction: (fn) => timed('(transaction: BEGIN … COMMIT)', () => raw.transaction((tx) => fn(timedTx(tx))), true),
+  exec: (sql) => raw.exec(sql),
+  close: () => raw.close(),
+};
+const rpc = createRpcClient({ chainId: config.chainId, urls: [config.rpcUrl], logger });
+const chain = {
+  chainId: config.chainId,
+  rpcUrls: [config.rpcUrl],
+  startBlock: 0n,
+  reorgWindow: 64,
+  elasticity: 2,
+  pollIntervalMs: 1_000,
+  rebasingTokens: [],
+};
+
+const controller = new AbortController();
+setMaxListeners(0, controller.signal);
+const mb = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10;
+const samples: WorkerResult['samples'] = [];
+let indexed = -1;
+let blocks = 0;
+let transfers = 0;
+let finished = 0;
+const started = performance.now();
+const sample = () => samples.push([Math.round(performance.now() - started), mb(process.memoryUsage.rss()), indexed]);
+const timer = setInterval(sample, 100);
+
+const indexer = new ChainIndexer({
+  db,
+  rpc,
+  chain,
+  logger,
+  onBatch: ({ batch }) => {
+    blocks += batch.blocks.length;
+    transfers += batch.transfers;
+    indexed = Number(batch.to);
+    if (batch.to >= head) {
+      finished = performance.now();
+      controller.abort();
+    }
+  },
+});
+let profile: WorkerResult['profile'] = null;
+if (config.profile) {
+  const { profile: p } = await profiled(() => indexer.run(controller.signal));
+  profile = await saveProfile(`index-${config.engine}`, p);
+} else {
+  await indexer.run(controller.signal);
+}
+sample();
+clearInterval(timer);
+
+const at = (fraction: number) => samples.find(([, , block]) => block >= Number(head) * fraction)?.[1] ?? Number.NaN;
+const [{ n }] = (await raw.query<{ n: string }>('SELECT count(*)::text AS n FROM token_balances WHERE value > 0')) as [{ n: string }];
+await db.close();
+
+const result: WorkerResult = {
+  ms: finished - started,
+  blocks,
+  transfers,
+  peakRssMb: Math.max(...samples.map(([, rss]) => rss)),
+  rssAtProgressMb: [0.25, 0.5, 0.75, 1].map(at),
+  samples,
+  positiveBalances: Number(n),
+  dbMs,
+  statements: [...statements.entries()]
+    .map(([sql, v]) => ({ sql, calls: v.calls, ms: Math.round(v.ms) }))
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, 12),
+  profile,
+};
+process.send!(result, () => process.exit(0));

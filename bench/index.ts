@@ -1,0 +1,284 @@
+/**
+ * Indexer benchmark: an anvil chain of ≥ 200,000 ERC-20 transfers over 50 tokens and 20,000
+ * holders, mined by several validators (src/devnet generateBulk); then, in one run,
+ *   (a) the fetch ceiling: a bare loop pulling the same blocks (with transactions) and receipts
+ *       (with the logs) over batched JSON-RPC as fast as the node gives them, and the same through
+ *       the project's chain layer (src/chain) without any database;
+ *   (b) the real ChainIndexer indexing block 0 → head into PostgreSQL, and
+ *   (c) into PGlite (a file data directory, the default engine),
+ * each indexing run in a child process that samples its own RSS every 100 ms.
+ *
+ *   npm run bench:index                       full size
+ *   npm run bench:index -- --tiny             a few thousand transfers (the test suite runs it)
+ *   npm run bench:index -- --transfers 600000 a longer chain (does RSS grow with it?)
+ *   npm run bench:index -- --cpu-prof         also CPU-profile one extra (uncounted) indexing run per engine
+ */
+import { fork } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Address } from 'viem';
+import { createRpcClient } from '../src/chain/rpc.js';
+import { fetchBlocksWithReceipts } from '../src/chain/fetch-blocks.js';
+import { openDatabase } from '../src/db/client.js';
+import { migrate } from '../src/db/migrate.js';
+import { connectDevnet, deriveAddress, generateBulk, startAnvil, type BulkResult } from '../src/devnet/index.js';
+import { freshDatabase, POSTGRES_ADMIN_URL } from '../test/support/databases.js';
+import { readFlags } from './lib/args.js';
+import { logger, machineInfo, mergeResults, quietGates, resultsPath } from './lib/results.js';
+import { median, round } from './lib/stats.js';
+import type { WorkerConfig, WorkerResult } from './index-worker.js';
+
+const { sizes, tiny, options } = readFlags(
+  { transfers: 200_000, tokens: 50, holders: 20_000, perTx: 100, txsPerBlock: 2, miners: 8, runs: 3 },
+  { transfers: 5_000, tokens: 5, holders: 1_000, perTx: 50, txsPerBlock: 2, miners: 4, runs: 1 },
+  { out: { type: 'string' }, 'no-wait': { type: 'boolean' }, 'cpu-prof': { type: 'boolean' } },
+);
+const log = logger('bench:index');
+const command = `npm run bench:index${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
+const here = dirname(fileURLToPath(import.meta.url));
+const CHAIN_ID = 31337;
+/** an indexing run that takes longer than this has stalled */
+const RUN_TIMEOUT_MS = 30 * 60_000;
+
+async function main() {
+  const machine = await machineInfo({ postgresUrl: POSTGRES_ADMIN_URL });
+  const anvil = await startAnvil({ chainId: CHAIN_ID });
+  try {
+    const { chain, head } = await generateChain(anvil.url);
+    const quiet = quietGates(!tiny && !options['no-wait'], log);
+    await quiet.before('bare fetch tuning');
+
+    const bareGrid = await tuneBareFetch(anvil.url, head);
+    const best = bareGrid[0]!;
+    const bare: number[] = [];
+    const layer: number[] = [];
+    const postgres: WorkerResult[] = [];
+    const pglite: WorkerResult[] = [];
+    // Profiling slows what it watches: the profiled runs come first and are not counted.
+    const profiles = options['cpu-prof']
+      ? { postgres: (await indexRun('postgres', anvil.url, head, chain, true)).profile, pglite: (await indexRun('pglite', anvil.url, head, chain, true)).profile }
+      : null;
+    for (let run = 1; run <= sizes.runs; run++) {
+      await quiet.before(`run ${run}`);
+      bare.push(eventsPerS(await bareFetch(anvil.url, head, best)));
+      layer.push(eventsPerS(await chainLayerFetch(anvil.url, head)));
+      postgres.push(await indexRun('postgres', anvil.url, head, chain, false));
+      pglite.push(await indexRun('pglite', anvil.url, head, chain, false));
+      log(
+        `run ${run}: bare fetch ${bare.at(-1)} ev/s, chain layer ${layer.at(-1)} ev/s, ` +
+          `PostgreSQL ${perS(postgres.at(-1)!.transfers, postgres.at(-1)!.ms)} ev/s (peak ${postgres.at(-1)!.peakRssMb} MB, ${Math.round((postgres.at(-1)!.dbMs / postgres.at(-1)!.ms) * 100)}% in the database), ` +
+          `PGlite ${perS(pglite.at(-1)!.transfers, pglite.at(-1)!.ms)} ev/s (peak ${pglite.at(-1)!.peakRssMb} MB)`,
+      );
+    }
+
+    const engine = (runs: WorkerResult[]) => ({
+      events_per_s: median(runs.map((r) => perS(r.transfers, r.ms))),
+      blocks_per_s: median(runs.map((r) => perS(r.blocks, r.ms))),
+      seconds: round(median(runs.map((r) => r.ms / 1000)), 2),
+      peak_rss_mb: Math.max(...runs.map((r) => r.peakRssMb)),
+      db_share: round(median(runs.map((r) => r.dbMs / r.ms)), 3),
+      statements_first_run: runs[0]!.statements,
+      rss_at_25_50_75_100_percent_mb: runs[0]!.rssAtProgressMb,
+      runs: runs.map((r) => ({ events_per_s: perS(r.transfers, r.ms), blocks_per_s: perS(r.blocks, r.ms), seconds: round(r.ms / 1000, 2), peak_rss_mb: r.peakRssMb })),
+    });
+    const pg = engine(postgres);
+    const bareMedian = median(bare);
+    const result = {
+      events_per_s: pg.events_per_s,
+      fetch_ratio: round(median(postgres.map((r, i) => perS(r.transfers, r.ms) / bare[i]!)), 3),
+      peak_rss_mb: pg.peak_rss_mb,
+      blocks_per_s: pg.blocks_per_s,
+      postgres: pg,
+      pglite: engine(pglite),
+      bare_fetch: { events_per_s: bareMedian, runs: bare, best: best.config, grid: bareGrid.map((g) => ({ ...g.config, events_per_s: eventsPerS(g) })) },
+      chain_layer_fetch: { events_per_s: median(layer), runs: layer, ratio_to_bare: round(median(layer) / bareMedian, 3) },
+      chain,
+      profiles,
+      quiet: quiet.summary(),
+      runs: sizes.runs,
+      note: 'events are ERC-20 Transfer logs; every indexing run starts from an empty database; RSS is the indexer process alone (child process)',
+      machine,
+      command,
+    };
+    const path = resultsPath(tiny, options.out as string | undefined);
+    await mergeResults(path, 'index', result, { machine, command });
+    log(`PostgreSQL ${result.events_per_s} events/s (${result.fetch_ratio} × bare fetch ${bareMedian}), peak RSS ${result.peak_rss_mb} MB; PGlite ${result.pglite.events_per_s} events/s`);
+    log(`wrote ${path}`);
+  } finally {
+    await anvil.stop();
+  }
+}
+
+/** The chain: bulk transfers with the coinbase rotating over `miners` validators block by block. */
+async function generateChain(url: string) {
+  const client = await connectDevnet(url, { chainId: CHAIN_ID });
+  const miners = Array.from({ length: sizes.miners }, (_, i) => deriveAddress('bench-miner', i));
+  let coinbase: Promise<void> = client.setCoinbase(miners[0]!);
+  let lastLog = 0;
+  log(`generating ${sizes.transfers.toLocaleString('en-US')} transfers over ${sizes.tokens} tokens and ${sizes.holders.toLocaleString('en-US')} holders`);
+  const bulk: BulkResult = await generateBulk(client, {
+    transfers: sizes.transfers,
+    tokens: sizes.tokens,
+    holders: sizes.holders,
+    transfersPerTx: sizes.perTx,
+    txsPerBlock: sizes.txsPerBlock,
+    seed: 'bench',
+    onProgress: ({ transfers, blocks }) => {
+      // Chained so the switches stay in order; each lands before the next block is mined,
+      // since sending that block's transactions takes longer than one RPC call.
+      const next: Address = miners[blocks % miners.length]!;
+      coinbase = coinbase.then(() => client.setCoinbase(next));
+      if (Date.now() - lastLog > 5_000) {
+        lastLog = Date.now();
+        log(`  ${transfers.toLocaleString('en-US')} transfers in ${blocks} blocks`);
+      }
+    },
+  });
+  await coinbase;
+  const head = await client.public.getBlockNumber();
+  const distinctMiners = new Set<string>();
+  for (let n = bulk.fromBlock; n <= head; n += 1n) distinctMiners.add((await client.public.getBlock({ blockNumber: n })).miner);
+  const chain = {
+    transfers: bulk.transfers,
+    tokens: bulk.tokens.length,
+    holders: bulk.holders.length,
+    positive_balances: bulk.tokens.reduce((a, t) => a + t.holders, 0),
+    blocks: Number(head) + 1,
+    transactions: bulk.transactions,
+    miners: distinctMiners.size,
+    generation_s: round(bulk.elapsedMs / 1000, 1),
+  };
+  log(`chain: ${JSON.stringify(chain)}`);
+  return { chain, head };
+}
+
+interface FetchRun {
+  config: { blocksPerRequest: number; concurrency: number };
+  events: number;
+  ms: number;
+}
+const perS = (n: number, ms: number) => Math.round((n / ms) * 1000);
+const eventsPerS = (r: { events: number; ms: number }) => perS(r.events, r.ms);
+
+/**
+ * What the node can deliver: the same data the indexer needs (each block with its
+ * transactions, all its receipts with their logs), in JSON-RPC batches of `blocksPerRequest`
+ * blocks, `concurrency` batches in flight, parsed and nothing else.
+ */
+async function bareFetch(url: string, head: bigint, { config }: Pick<FetchRun, 'config'>): Promise<FetchRun> {
+  const last = Number(head);
+  let next = 0;
+  let events = 0;
+  const started = performance.now();
+  const worker = async () => {
+    while (next <= last) {
+      const from = next;
+      const to = Math.min(last, from + config.blocksPerRequest - 1);
+      next = to + 1;
+      const calls = [];
+      for (let n = from; n <= to; n++) {
+        const hex = `0x${n.toString(16)}`;
+        calls.push({ jsonrpc: '2.0', id: 2 * n, method: 'eth_getBlockByNumber', params: [hex, true] });
+        calls.push({ jsonrpc: '2.0', id: 2 * n + 1, method: 'eth_getBlockReceipts', params: [hex] });
+      }
+      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(calls) });
+      const answers = (await res.json()) as Array<{ id: number; result: unknown; error?: unknown }>;
+      for (const a of answers) {
+        if (a.error || a.result === null) throw new Error(`bare fetch: ${JSON.stringify(a.error ?? 'null result')}`);
+        if (a.id % 2 === 1) for (const r of a.result as Array<{ logs: unknown[] }>) events += r.logs.length;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: config.concurrency }, worker));
+  return { config, events, ms: performance.now() - started };
+}
+
+/** A few batch shapes, best first: the ceiling is the best the node gives, not one guess's. */
+async function tuneBareFetch(url: string, head: bigint): Promise<FetchRun[]> {
+  const grid: FetchRun[] = [];
+  for (const blocksPerRequest of [1, 5, 20]) {
+    for (const concurrency of [1, 2, 4]) grid.push(await bareFetch(url, head, { config: { blocksPerRequest, concurrency } }));
+  }
+  grid.sort((a, b) => eventsPerS(b) - eventsPerS(a));
+  log(`bare fetch grid: ${grid.map((g) => `${g.config.blocksPerRequest}×${g.config.concurrency}: ${eventsPerS(g)}`).join(', ')} events/s`);
+  return grid;
+}
+
+/** The indexer's own fetch path (src/chain: viem batching, retries, receipts checks), no database. */
+async function chainLayerFetch(url: string, head: bigint): Promise<{ events: number; ms: number }> {
+  const rpc = createRpcClient({ chainId: CHAIN_ID, urls: [url] });
+  const started = performance.now();
+  let events = 0;
+  const RANGE = 20n;
+  let next = 0n;
+  // two ranges in flight, as the indexer prefetches
+  const worker = async () => {
+    while (next <= head) {
+      const from = next;
+      const to = from + RANGE - 1n < head ? from + RANGE - 1n : head;
+      next = to + 1n;
+      for (const b of await fetchBlocksWithReceipts(rpc, from, to)) for (const r of b.receipts) events += r.logs.length;
+    }
+  };
+  await Promise.all([worker(), worker()]);
+  return { events, ms: performance.now() - started };
+}
+
+async function indexRun(
+  engine: 'postgres' | 'pglite',
+  rpcUrl: string,
+  head: bigint,
+  chain: { transfers: number; positive_balances: number },
+  profile: boolean,
+): Promise<WorkerResult> {
+  const config: WorkerConfig = { engine, rpcUrl, chainId: CHAIN_ID, head: head.toString(), profile };
+  let cleanup: () => Promise<void>;
+  if (engine === 'postgres') {
+    const fresh = await freshDatabase('postgres');
+    await fresh.db.close();
+    config.databaseUrl = fresh.url!;
+    cleanup = async () => {
+      const { default: pg } = await import('pg');
+      const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+      await admin.connect();
+      await admin.query(`DROP DATABASE IF EXISTS "${new URL(fresh.url!).pathname.slice(1)}" WITH (FORCE)`);
+      await admin.end();
+    };
+  } else {
+    const dir = await mkdtemp(join(tmpdir(), 'bench-pglite-'));
+    const db = await openDatabase({ dataDir: dir });
+    await migrate(db);
+    await db.close();
+    config.dataDir = dir;
+    cleanup = () => rm(dir, { recursive: true, force: true });
+  }
+  try {
+    const result = await new Promise<WorkerResult>((resolve, reject) => {
+      const child = fork(join(here, 'index-worker.ts'), [JSON.stringify(config)], {
+        execArgv: ['--import', 'tsx'],
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      });
+      const timeout = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS);
+      let answer: WorkerResult | undefined;
+      child.on('message', (m) => (answer = m as WorkerResult));
+      child.on('error', reject);
+      child.on('exit', (code) => {
+        clearTimeout(timeout);
+        if (answer && code === 0) resolve(answer);
+        else reject(new Error(`${engine} indexing run exited with ${code} before reporting`));
+      });
+    });
+    if (result.transfers !== chain.transfers || result.positiveBalances !== chain.positive_balances) {
+      throw new Error(
+        `${engine}: indexed ${result.transfers} transfers and ${result.positiveBalances} balances, the chain has ${chain.transfers} and ${chain.positive_balances}`,
+      );
+    }
+    return result;
+  } finally {
+    await cleanup();
+  }
+}
+
+await main();

@@ -1,0 +1,55 @@
+/**
+ * The benchmarks at tiny size, so the scripts cannot rot between the hand-run full measurements.
+ * Only the shape of the results is checked: timings on a shared test machine mean nothing.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postgresAvailable } from '../support/databases.js';
+
+const run = promisify(execFile);
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'bench-tiny-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function bench(script: string): Promise<Record<string, any>> {
+  const out = join(dir, `${script}.json`);
+  await run(process.execPath, ['--import', 'tsx', `bench/${script}.ts`, '--tiny', '--out', out], { timeout: 240_000, maxBuffer: 16 * 2 ** 20 });
+  return JSON.parse(await readFile(out, 'utf8')) as Record<string, any>;
+}
+
+const positive = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v > 0;
+
+describe.runIf(await postgresAvailable())('benchmarks at tiny size', () => {
+  it('bench:api loads PostgreSQL, times both operations and loads them over HTTP', async () => {
+    const { api, machine, command } = await bench('api');
+    for (const key of ['holders_p50_ms', 'holders_p99_ms', 'deep_over_top', 'blocks_p50_ms', 'blocks_p99_ms', 'throughput_ratio']) {
+      expect(positive(api[key]), key).toBe(true);
+    }
+    expect(api.size).toMatchObject({ holders: 20_000, blocks: 20_000 });
+    // each page is one index range scan: no sort step at any depth
+    for (const [name, e] of Object.entries(api.explain as Record<string, { plan: string[] }>)) {
+      expect(e.plan.some((l) => /Index (Only )?Scan using (token_balances_page|blocks_by_miner)/.test(l)), name).toBe(true);
+      expect(e.plan.some((l) => /\bSort\b/.test(l)), name).toBe(false);
+    }
+    expect(machine.cores).toBeGreaterThan(0);
+    expect(command).toContain('--tiny');
+  }, 300_000);
+
+  it('bench:index indexes a generated chain into both engines and measures the fetch ceiling', async () => {
+    const { index } = await bench('index');
+    for (const key of ['events_per_s', 'fetch_ratio', 'peak_rss_mb']) expect(positive(index[key]), key).toBe(true);
+    expect(positive(index.pglite.events_per_s)).toBe(true);
+    expect(positive(index.bare_fetch.events_per_s)).toBe(true);
+    expect(index.chain.transfers).toBe(5_000);
+    expect(index.chain.miners).toBeGreaterThan(1);
+  }, 300_000);
+});
