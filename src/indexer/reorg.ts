@@ -36,7 +36,10 @@ async function nodeBlockHash(rpc: RpcClient, n: bigint, attempts = 10): Promise<
  * the first one we indexed: nothing below it is ours to compare.
  */
 export async function findCommonAncestor(db: Database, rpc: RpcClient, chainId: number, below: bigint, floor: bigint): Promise<bigint> {
-  let high = below;
+  // Above the node's head (a reorg to a shorter chain) nothing can be common: start below it,
+  // where every height must exist on the node.
+  const head = await rpc.getBlockNumber();
+  let high = below < head ? below : head;
   while (high > floor) {
     const low = high - STEP + 1n > floor ? high - STEP + 1n : floor + 1n;
     const ours = await consensusHashes(db, chainId, low, high);
