@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
 import { ConfigError } from '../config/config.js';
+import { DataDirInUseError } from '../db/data-dir-lock.js';
 import { keysCommand } from './commands/keys.js';
 import { restrictCommand } from './commands/restrict.js';
 import { indexCommand, serveCommand, startCommand } from './commands/run.js';
@@ -19,7 +20,7 @@ program.addCommand(restrictCommand());
 program.addCommand(exportCommand());
 
 program.parseAsync(process.argv).catch((error: unknown) => {
-  if (error instanceof ConfigError) {
+  if (error instanceof ConfigError || error instanceof DataDirInUseError) {
     process.stderr.write(`explorer: ${error.message}\n`);
   } else {
     process.stderr.write(`explorer: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

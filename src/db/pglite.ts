@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { Database, Queryable } from './client.js';
 import { classifyFailures } from './unavailable.js';
+import { lockDataDir } from './data-dir-lock.js';
 
 /**
  * PGlite is single-connection: every statement is serialised by PGlite itself, and a
@@ -10,11 +11,19 @@ import { classifyFailures } from './unavailable.js';
  */
 export async function openPglite(dataDir: string | undefined, template?: Blob): Promise<Database> {
   let dir: string | undefined;
+  let unlock = () => undefined as void;
   if (dataDir) {
     dir = join(dataDir, 'pgdata');
     mkdirSync(dir, { recursive: true });
+    unlock = lockDataDir(dataDir);
   }
-  const pg = await PGlite.create(dir ? { dataDir: dir, relaxedDurability: true } : template ? { loadDataDir: template } : {});
+  let pg: PGlite;
+  try {
+    pg = await PGlite.create(dir ? { dataDir: dir, relaxedDurability: true } : template ? { loadDataDir: template } : {});
+  } catch (error) {
+    unlock();
+    throw error;
+  }
   const wrap = (q: { query: PGlite['query'] }): Queryable => ({
     async query<T>(text: string, params?: unknown[]) {
       const result = await classifyFailures(() => q.query<T>(text, params as unknown[]));
@@ -29,7 +38,10 @@ export async function openPglite(dataDir: string | undefined, template?: Blob): 
     exec: async (sql) => {
       await pg.exec(sql);
     },
-    close: () => pg.close(),
+    close: async () => {
+      await pg.close();
+      unlock();
+    },
     dump: () => pg.dumpDataDir('none'),
   };
 }
