@@ -15,6 +15,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildServer } from '../src/api/server.js';
+import { loadConfig } from '../src/config/config.js';
 import { openDatabase, type Database } from '../src/db/client.js';
 import { blocksValidatedPage, blocksValidatedPageQuery } from '../src/db/queries/blocks.js';
 import { holdersPage, holdersPageQuery, PAGE_FILTER } from '../src/db/queries/holders.js';
@@ -56,7 +57,11 @@ async function main() {
   const machine = await machineInfo({ postgresUrl: (options.database as string | undefined) ?? (await adminUrl()) });
   const { url, size, drop } = await prepareDatabase();
   const db = await openDatabase({ databaseUrl: url });
-  const app = await buildServer({ db, api: apiConfig() });
+  // Latency is measured with the page cache off: every request reads the database, which is
+  // what the targets are about. Throughput is measured both ways; `cached` runs the cache as a
+  // deployment does by default (EXPLORER_PAGE_CACHE_MS).
+  const app = await buildServer({ db, api: apiConfig({ pageCacheMs: 0 }) });
+  const cached = await buildServer({ db, api: apiConfig({ pageCacheMs: loadConfig({}, {}).api.pageCacheMs }) });
   const elapsed: number[] = [];
   app.addHook('onResponse', async (_request, reply) => {
     elapsed.push(reply.elapsedTime);
@@ -78,7 +83,7 @@ async function main() {
       runs.push(perTarget);
     }
 
-    const load = await measureThroughput(app, targets, url, quiet);
+    const load = await measureThroughput({ uncached: app, cached }, targets, url, quiet);
     const explain = await explainAll(db, targets);
     const prepared = await preparedProbe(url, targets);
 
@@ -105,8 +110,13 @@ async function main() {
       blocks_p50_ms: worst(blockTargets, 'p50'),
       blocks_p99_ms: worst(blockTargets, 'p99'),
       throughput_ratio: load.holders_ratio,
+      throughput_ratio_uncached: load.holders_ratio_uncached,
       blocks_throughput_ratio: load.blocks_ratio,
-      note: 'p50/p99 are the worst of the targets of each operation (top and deep pages), medians over runs; server-side time is reply.elapsedTime',
+      blocks_throughput_ratio_uncached: load.blocks_ratio_uncached,
+      page_cache_ms: loadConfig({}, {}).api.pageCacheMs,
+      note:
+        'p50/p99 are the worst of the targets of each operation (top and deep pages), medians over runs; server-side time is reply.elapsedTime ' +
+        'with the page cache off (every request reads the database); throughput_ratio is with the default page cache, throughput_ratio_uncached without',
       size: { ...size, page: PAGE },
       latency,
       load,
@@ -120,10 +130,14 @@ async function main() {
     };
     const path = resultsPath(tiny, options.out as string | undefined);
     await mergeResults(path, 'api', result, { machine, command });
-    log(`holders p50 ${result.holders_p50_ms} ms p99 ${result.holders_p99_ms} ms, deep/top ${result.deep_over_top}; blocks p50 ${result.blocks_p50_ms} ms p99 ${result.blocks_p99_ms} ms; throughput ratio ${result.throughput_ratio}`);
+    log(
+      `holders p50 ${result.holders_p50_ms} ms p99 ${result.holders_p99_ms} ms, deep/top ${result.deep_over_top}; blocks p50 ${result.blocks_p50_ms} ms ` +
+        `p99 ${result.blocks_p99_ms} ms; throughput ratio ${result.throughput_ratio} with the page cache, ${result.throughput_ratio_uncached} without`,
+    );
     log(`wrote ${path}`);
   } finally {
     await app.close();
+    await cached.close();
     await db.close();
     await drop();
   }
@@ -274,16 +288,23 @@ async function timeQueries(target: Target): Promise<number[]> {
 /**
  * Requests per second at `connections` concurrent connections, each operation's top page
  * against a bare Fastify route sending that very response body from memory, alternated so a
- * slow moment of the machine hits both sides.
+ * slow moment of the machine hits both sides; our server with the page cache off and on.
  */
-async function measureThroughput(app: FastifyInstance, targets: Target[], databaseUrl: string, quiet: ReturnType<typeof quietGates>) {
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+async function measureThroughput(
+  servers: { uncached: FastifyInstance; cached: FastifyInstance },
+  targets: Target[],
+  databaseUrl: string,
+  quiet: ReturnType<typeof quietGates>,
+) {
+  const listen = async (server: FastifyInstance) => {
+    await server.listen({ host: '127.0.0.1', port: 0 });
+    return `http://127.0.0.1:${(server.server.address() as { port: number }).port}`;
+  };
   const bare = Fastify({ logger: false });
   const bodies = new Map<string, Buffer>();
   const picks = ['holders_top', 'blocks_top'].map((name) => targets.find((t) => t.name === name)!);
   for (const target of picks) {
-    const res = await app.inject({ method: 'GET', url: target.paths[0]! });
+    const res = await servers.uncached.inject({ method: 'GET', url: target.paths[0]! });
     bodies.set(target.paths[0]!.split('?')[0]!, res.rawPayload);
   }
   bare.get('/*', (request, reply) => {
@@ -291,46 +312,54 @@ async function measureThroughput(app: FastifyInstance, targets: Target[], databa
     if (!body) return reply.code(404).send();
     return reply.type('application/json; charset=utf-8').send(body);
   });
-  await bare.listen({ host: '127.0.0.1', port: 0 });
-  const bareBase = `http://127.0.0.1:${(bare.server.address() as { port: number }).port}`;
+  const bases = { bare: await listen(bare), uncached: await listen(servers.uncached), cached: await listen(servers.cached) };
+  // bare first, then the server, per operation and round
+  const sides = ['bare', 'uncached', 'cached'] as const;
+  const key = (side: (typeof sides)[number], t: Target) => (side === 'uncached' ? t.name : `${side}_${t.name}`);
   try {
     const opts = { connections: sizes.connections, seconds: sizes.loadSeconds };
     const warm = { connections: sizes.connections, seconds: Math.max(1, Math.round(sizes.loadSeconds / 5)) };
-    for (const t of picks) {
-      await httpLoad(base + t.paths[0], warm);
-      await httpLoad(bareBase + t.paths[0], warm);
-    }
+    for (const t of picks) for (const side of sides) await httpLoad(bases[side] + t.paths[0], warm);
     const meter = await cpuMeter(databaseUrl);
-    const rounds: Array<Record<string, LoadResult & { node_cpu_ms_per_request?: number; postgres_cpu_ms_per_request?: number }>> = [];
+    type Round = Record<string, LoadResult & { node_cpu_ms_per_request?: number; postgres_cpu_ms_per_request?: number }>;
+    const rounds: Round[] = [];
     // Profiling slows what it watches: the profiled runs come first and are not counted.
     const profiles: Record<string, Awaited<ReturnType<typeof saveProfile>>> = {};
     if (options['cpu-prof']) {
-      for (const t of picks) profiles[t.name] = await saveProfile(`api-${t.name}`, (await profiled(() => httpLoad(base + t.paths[0], opts))).profile);
+      for (const t of picks) {
+        for (const side of ['uncached', 'cached'] as const) {
+          const name = key(side, t);
+          profiles[name] = await saveProfile(`api-${name}`, (await profiled(() => httpLoad(bases[side] + t.paths[0], opts))).profile);
+        }
+      }
     }
     for (let run = 1; run <= sizes.runs; run++) {
       await quiet.before(`load run ${run}`);
-      const r: (typeof rounds)[number] = {};
+      const r: Round = {};
       for (const t of picks) {
-        r[`bare_${t.name}`] = await httpLoad(bareBase + t.paths[0], opts);
-        const measured = await meter.measure(() => httpLoad(base + t.paths[0], opts));
-        const n = measured.result.requests_total;
-        r[t.name] = { ...measured.result, node_cpu_ms_per_request: round(measured.nodeMs / n), postgres_cpu_ms_per_request: round(measured.postgresMs / n) };
+        for (const side of sides) {
+          const measured = await meter.measure(() => httpLoad(bases[side] + t.paths[0], opts));
+          const n = measured.result.requests_total;
+          r[key(side, t)] = { ...measured.result, node_cpu_ms_per_request: round(measured.nodeMs / n), postgres_cpu_ms_per_request: round(measured.postgresMs / n) };
+        }
+        const [b, u, c] = sides.map((side) => r[key(side, t)]!);
         log(
-          `run ${run}: ${t.name} ${r[t.name]!.requests_per_s} req/s (p99 ${r[t.name]!.latency_p99_ms} ms; CPU per request: ` +
-            `${r[t.name]!.node_cpu_ms_per_request} ms node, ${r[t.name]!.postgres_cpu_ms_per_request} ms PostgreSQL) ` +
-            `vs bare ${r[`bare_${t.name}`]!.requests_per_s} req/s, ${r[t.name]!.bytes_per_request} bytes each`,
+          `run ${run}: ${t.name} ${u!.requests_per_s} req/s uncached (p99 ${u!.latency_p99_ms} ms; CPU per request ${u!.node_cpu_ms_per_request} ms node, ` +
+            `${u!.postgres_cpu_ms_per_request} ms PostgreSQL), ${c!.requests_per_s} req/s with the page cache, bare ${b!.requests_per_s} req/s; ${u!.bytes_per_request} bytes each`,
         );
       }
       rounds.push(r);
     }
     await meter.close();
     const ratio = (name: string) => round(median(rounds.map((r) => r[name]!.requests_per_s / r[`bare_${name}`]!.requests_per_s)), 3);
-    const med = (name: string, k: keyof (typeof rounds)[number][string]) => median(rounds.map((r) => r[name]![k] ?? Number.NaN));
+    const med = (name: string, k: keyof Round[string]) => median(rounds.map((r) => r[name]![k] ?? Number.NaN));
     return {
       connections: sizes.connections,
       seconds: sizes.loadSeconds,
-      holders_ratio: ratio('holders_top'),
-      blocks_ratio: ratio('blocks_top'),
+      holders_ratio: round(median(rounds.map((r) => r.cached_holders_top!.requests_per_s / r.bare_holders_top!.requests_per_s)), 3),
+      holders_ratio_uncached: ratio('holders_top'),
+      blocks_ratio: round(median(rounds.map((r) => r.cached_blocks_top!.requests_per_s / r.bare_blocks_top!.requests_per_s)), 3),
+      blocks_ratio_uncached: ratio('blocks_top'),
       ...Object.fromEntries(
         Object.keys(rounds[0]!).map((name) => [
           name,
@@ -339,9 +368,8 @@ async function measureThroughput(app: FastifyInstance, targets: Target[], databa
             latency_p50_ms: med(name, 'latency_p50_ms'),
             latency_p99_ms: med(name, 'latency_p99_ms'),
             bytes_per_request: med(name, 'bytes_per_request'),
-            ...(name.startsWith('bare_')
-              ? {}
-              : { node_cpu_ms_per_request: med(name, 'node_cpu_ms_per_request'), postgres_cpu_ms_per_request: med(name, 'postgres_cpu_ms_per_request') }),
+            node_cpu_ms_per_request: med(name, 'node_cpu_ms_per_request'),
+            postgres_cpu_ms_per_request: med(name, 'postgres_cpu_ms_per_request'),
           },
         ]),
       ),

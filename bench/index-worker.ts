@@ -10,7 +10,7 @@ import { openDatabase, type Database, type Queryable } from '../src/db/client.js
 import { ensureChain } from '../src/db/queries/chains.js';
 import { ChainIndexer } from '../src/indexer/chain-indexer.js';
 import type { Logger } from '../src/indexer/reorg.js';
-import { profiled } from './lib/cpu.js';
+import { cpuMeter, profiled } from './lib/cpu.js';
 import { saveProfile } from './lib/profiles.js';
 
 export interface WorkerConfig {
@@ -37,6 +37,14 @@ export interface WorkerResult {
   positiveBalances: number;
   /** time the indexer spent waiting on the database (its writer is sequential, so these add up) */
   dbMs: number;
+  /** balance rows upserted: the batches' net changes per (token, holder, id) */
+  deltaRows: number;
+  /** CPU time of this process (PGlite included, when it is the engine) */
+  nodeCpuMs: number;
+  /** CPU time of the PostgreSQL backends serving the indexer's database */
+  postgresCpuMs: number | null;
+  /** CPU time of the node while the run lasted (filled in by the parent) */
+  anvilCpuMs?: number;
   /** that time per statement (first words of its SQL), largest first */
   statements: Array<{ sql: string; calls: number; ms: number }>;
   profile: Awaited<ReturnType<typeof saveProfile>> | null;
@@ -93,6 +101,7 @@ const samples: WorkerResult['samples'] = [];
 let indexed = -1;
 let blocks = 0;
 let transfers = 0;
+let deltaRows = 0;
 let finished = 0;
 const started = performance.now();
 const sample = () => samples.push([Math.round(performance.now() - started), mb(process.memoryUsage.rss()), indexed]);
@@ -104,6 +113,7 @@ const indexer = new ChainIndexer({
   chain,
   logger,
   onBatch: ({ batch }) => {
+    deltaRows += batch.deltas.length;
     blocks += batch.blocks.length;
     transfers += batch.transfers;
     indexed = Number(batch.to);
@@ -114,12 +124,16 @@ const indexer = new ChainIndexer({
   },
 });
 let profile: WorkerResult['profile'] = null;
-if (config.profile) {
+const run = async () => {
+  if (!config.profile) return indexer.run(controller.signal);
   const { profile: p } = await profiled(() => indexer.run(controller.signal));
   profile = await saveProfile(`index-${config.engine}`, p);
-} else {
-  await indexer.run(controller.signal);
-}
+};
+const meter = config.databaseUrl ? await cpuMeter(config.databaseUrl) : null;
+const cpu = process.cpuUsage();
+const measured = meter ? await meter.measure(run) : await run().then(() => null);
+const { user, system } = process.cpuUsage(cpu);
+await meter?.close();
 sample();
 clearInterval(timer);
 
@@ -136,6 +150,9 @@ const result: WorkerResult = {
   samples,
   positiveBalances: Number(n),
   dbMs,
+  deltaRows,
+  nodeCpuMs: (user + system) / 1000,
+  postgresCpuMs: measured?.postgresMs ?? null,
   statements: [...statements.entries()]
     .map(([sql, v]) => ({ sql, calls: v.calls, ms: Math.round(v.ms) }))
     .sort((a, b) => b.ms - a.ms)

@@ -26,6 +26,7 @@ import { migrate } from '../src/db/migrate.js';
 import { connectDevnet, deriveAddress, generateBulk, startAnvil, type BulkResult } from '../src/devnet/index.js';
 import { freshDatabase, POSTGRES_ADMIN_URL } from '../test/support/databases.js';
 import { readFlags } from './lib/args.js';
+import { childPid, procCpuMs } from './lib/cpu.js';
 import { logger, machineInfo, mergeResults, quietGates, resultsPath } from './lib/results.js';
 import { median, round } from './lib/stats.js';
 import type { WorkerConfig, WorkerResult } from './index-worker.js';
@@ -45,6 +46,7 @@ const RUN_TIMEOUT_MS = 30 * 60_000;
 async function main() {
   const machine = await machineInfo({ postgresUrl: POSTGRES_ADMIN_URL });
   const anvil = await startAnvil({ chainId: CHAIN_ID });
+  anvilPid = await childPid(anvil.pid, 'anvil');
   try {
     const { chain, head } = await generateChain(anvil.url);
     const quiet = quietGates(!tiny && !options['no-wait'], log);
@@ -53,6 +55,8 @@ async function main() {
     const bareGrid = await tuneBareFetch(anvil.url, head);
     const best = bareGrid[0]!;
     const bare: number[] = [];
+    const bareCpu: Array<{ node: number; anvil: number }> = [];
+    const layerCpu: Array<{ node: number; anvil: number }> = [];
     const layer: number[] = [];
     const postgres: WorkerResult[] = [];
     const pglite: WorkerResult[] = [];
@@ -62,8 +66,12 @@ async function main() {
       : null;
     for (let run = 1; run <= sizes.runs; run++) {
       await quiet.before(`run ${run}`);
-      bare.push(eventsPerS(await bareFetch(anvil.url, head, best)));
-      layer.push(eventsPerS(await chainLayerFetch(anvil.url, head)));
+      const fetched = await withCpu(() => bareFetch(anvil.url, head, best));
+      bare.push(eventsPerS(fetched.result));
+      bareCpu.push(fetched.usPerEvent(fetched.result.events));
+      const viaLayer = await withCpu(() => chainLayerFetch(anvil.url, head));
+      layer.push(eventsPerS(viaLayer.result));
+      layerCpu.push(viaLayer.usPerEvent(viaLayer.result.events));
       postgres.push(await indexRun('postgres', anvil.url, head, chain, false));
       pglite.push(await indexRun('pglite', anvil.url, head, chain, false));
       log(
@@ -79,6 +87,14 @@ async function main() {
       seconds: round(median(runs.map((r) => r.ms / 1000)), 2),
       peak_rss_mb: Math.max(...runs.map((r) => r.peakRssMb)),
       db_share: round(median(runs.map((r) => r.dbMs / r.ms)), 3),
+      balance_rows_per_s: median(runs.map((r) => perS(r.deltaRows, r.ms))),
+      balance_rows_per_transfer: round(runs[0]!.deltaRows / runs[0]!.transfers, 2),
+      // CPU per transfer event, by process: what the 2 cores are spent on
+      cpu_us_per_event: {
+        indexer: round(median(runs.map((r) => (r.nodeCpuMs * 1000) / r.transfers)), 1),
+        postgres: runs[0]!.postgresCpuMs === null ? null : round(median(runs.map((r) => (r.postgresCpuMs! * 1000) / r.transfers)), 1),
+        anvil: round(median(runs.map((r) => ((r.anvilCpuMs ?? 0) * 1000) / r.transfers)), 1),
+      },
       statements_first_run: runs[0]!.statements,
       rss_at_25_50_75_100_percent_mb: runs[0]!.rssAtProgressMb,
       runs: runs.map((r) => ({ events_per_s: perS(r.transfers, r.ms), blocks_per_s: perS(r.blocks, r.ms), seconds: round(r.ms / 1000, 2), peak_rss_mb: r.peakRssMb })),
@@ -92,8 +108,8 @@ async function main() {
       blocks_per_s: pg.blocks_per_s,
       postgres: pg,
       pglite: engine(pglite),
-      bare_fetch: { events_per_s: bareMedian, runs: bare, best: best.config, grid: bareGrid.map((g) => ({ ...g.config, events_per_s: eventsPerS(g) })) },
-      chain_layer_fetch: { events_per_s: median(layer), runs: layer, ratio_to_bare: round(median(layer) / bareMedian, 3) },
+      bare_fetch: { events_per_s: bareMedian, runs: bare, cpu_us_per_event: medianCpu(bareCpu), best: best.config, grid: bareGrid.map((g) => ({ ...g.config, events_per_s: eventsPerS(g) })) },
+      chain_layer_fetch: { events_per_s: median(layer), runs: layer, cpu_us_per_event: medianCpu(layerCpu), ratio_to_bare: round(median(layer) / bareMedian, 3) },
       chain,
       profiles,
       quiet: quiet.summary(),
@@ -226,6 +242,27 @@ async function chainLayerFetch(url: string, head: bigint): Promise<{ events: num
   return { events, ms: performance.now() - started };
 }
 
+/** `work`'s CPU time in this process and in anvil, per event */
+async function withCpu<T>(work: () => Promise<T>) {
+  const anvilBefore = await anvilCpuMs();
+  const before = process.cpuUsage();
+  const result = await work();
+  const { user, system } = process.cpuUsage(before);
+  const anvilMs = (await anvilCpuMs()) - anvilBefore;
+  return { result, usPerEvent: (events: number) => ({ node: (user + system) / events, anvil: (anvilMs * 1000) / events }) };
+}
+
+const medianCpu = (runs: Array<{ node: number; anvil: number }>) => ({
+  node: round(median(runs.map((r) => r.node)), 1),
+  anvil: round(median(runs.map((r) => r.anvil)), 1),
+});
+
+let anvilPid = 0;
+/** anvil's own CPU time (its supervising shell's child), to show what serving the chain costs */
+async function anvilCpuMs(): Promise<number> {
+  return procCpuMs(anvilPid);
+}
+
 async function indexRun(
   engine: 'postgres' | 'pglite',
   rpcUrl: string,
@@ -255,6 +292,7 @@ async function indexRun(
     cleanup = () => rm(dir, { recursive: true, force: true });
   }
   try {
+    const anvilBefore = await anvilCpuMs();
     const result = await new Promise<WorkerResult>((resolve, reject) => {
       const child = fork(join(here, 'index-worker.ts'), [JSON.stringify(config)], {
         execArgv: ['--import', 'tsx'],
@@ -270,6 +308,7 @@ async function indexRun(
         else reject(new Error(`${engine} indexing run exited with ${code} before reporting`));
       });
     });
+    result.anvilCpuMs = (await anvilCpuMs()) - anvilBefore;
     if (result.transfers !== chain.transfers || result.positiveBalances !== chain.positive_balances) {
       throw new Error(
         `${engine}: indexed ${result.transfers} transfers and ${result.positiveBalances} balances, the chain has ${chain.transfers} and ${chain.positive_balances}`,

@@ -25,6 +25,7 @@ export function summarize(profile: Profile, top = 25) {
   const total = [...selfUs.values()].reduce((a, b) => a + b, 0);
   const functions = new Map<string, number>();
   const packages = new Map<string, number>();
+  const files = new Map<string, number>();
   for (const [id, us] of selfUs) {
     const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
     const file = url.replace(/^file:\/\//, '').replace(/^.*\/work\/main\//, '');
@@ -32,10 +33,11 @@ export function summarize(profile: Profile, top = 25) {
     functions.set(fn, (functions.get(fn) ?? 0) + us);
     const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file)?.[1] ?? (file.startsWith('src/') ? 'src (ours)' : file === '' ? functionName || '(native)' : file.startsWith('node:') ? 'node internals' : 'other');
     packages.set(pkg, (packages.get(pkg) ?? 0) + us);
+    if (file.startsWith('src/')) files.set(file, (files.get(file) ?? 0) + us);
   }
   const rank = (m: Map<string, number>) =>
     [...m.entries()].sort((a, b) => b[1] - a[1]).slice(0, top).map(([name, us]) => ({ name, ms: Math.round(us / 1000), share: Math.round((us / total) * 1000) / 10 }));
-  return { total_ms: Math.round(total / 1000), functions: rank(functions), packages: rank(packages) };
+  return { total_ms: Math.round(total / 1000), packages: rank(packages), our_files: rank(files), functions: rank(functions) };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
@@ -45,6 +47,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     console.log(`${file}: ${s.total_ms} ms sampled`);
     console.log('\nby package:');
     for (const p of s.packages) console.log(`  ${String(p.share).padStart(5)}%  ${String(p.ms).padStart(7)} ms  ${p.name}`);
+    console.log('\nour files (self time):');
+    for (const f of s.our_files) console.log(`  ${String(f.share).padStart(5)}%  ${String(f.ms).padStart(7)} ms  ${f.name}`);
     console.log('\nby function (self time):');
     for (const f of s.functions) console.log(`  ${String(f.share).padStart(5)}%  ${String(f.ms).padStart(7)} ms  ${f.name}`);
   }

@@ -16,30 +16,56 @@ export async function procCpuMs(pid: number): Promise<number> {
   }
 }
 
+/** The child of `pid` running `command` (anvil under its supervising shell); `pid` itself if none. */
+export async function childPid(pid: number, command: string): Promise<number> {
+  try {
+    const children = (await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8')).trim().split(/\s+/).filter(Boolean);
+    for (const child of children) {
+      if ((await readFile(`/proc/${child}/comm`, 'utf8')).trim() === command) return Number(child);
+    }
+  } catch {
+    // not Linux, or gone
+  }
+  return pid;
+}
+
 /**
  * CPU time used by this process and by the PostgreSQL backends serving one database, so a
- * throughput figure can be split into what each side costs per request on a 2-core machine.
+ * throughput figure can be split into what each side costs on a 2-core machine. Backends are
+ * sampled every `everyMs`: one the pool opens midway counts from zero, one it closes keeps
+ * what it had used at the last sample.
  */
-export async function cpuMeter(databaseUrl: string) {
+export async function cpuMeter(databaseUrl: string, everyMs = 250) {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
-  const backends = async () =>
-    (await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')).rows.map((r) => r.pid);
-  const snapshot = async () => {
-    const pids = await backends();
-    const pgMs = (await Promise.all(pids.map(procCpuMs))).reduce((a, b) => a + b, 0);
-    const { user, system } = process.cpuUsage();
-    return { pids: new Set(pids), pgMs, nodeMs: (user + system) / 1000 };
+  const sampleBackends = async (into: Map<number, number>) => {
+    const { rows } = await client.query<{ pid: number }>(
+      'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+    );
+    for (const { pid } of rows) into.set(pid, await procCpuMs(pid));
   };
   return {
     async measure<T>(work: () => Promise<T>): Promise<{ result: T; nodeMs: number; postgresMs: number }> {
-      const before = await snapshot();
-      const result = await work();
-      const after = await snapshot();
-      // a backend the pool opened during the work started from zero
-      let pgMs = after.pgMs - before.pgMs;
-      for (const pid of before.pids) if (!after.pids.has(pid)) pgMs = Number.NaN;
-      return { result, nodeMs: after.nodeMs - before.nodeMs, postgresMs: pgMs };
+      const first = new Map<number, number>();
+      const last = new Map<number, number>();
+      await sampleBackends(first);
+      const cpu = process.cpuUsage();
+      let sampling = Promise.resolve();
+      const timer = setInterval(() => {
+        sampling = sampling.then(() => sampleBackends(last)).catch(() => undefined);
+      }, everyMs);
+      try {
+        const result = await work();
+        const { user, system } = process.cpuUsage(cpu);
+        clearInterval(timer);
+        await sampling;
+        await sampleBackends(last);
+        let postgresMs = 0;
+        for (const [pid, ms] of last) postgresMs += ms - (first.get(pid) ?? 0);
+        return { result, nodeMs: (user + system) / 1000, postgresMs };
+      } finally {
+        clearInterval(timer);
+      }
     },
     close: () => client.end(),
   };
