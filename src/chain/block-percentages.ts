@@ -9,7 +9,13 @@
  */
 
 const PRECISION = 28;
-const TEN = 10n;
+
+// Powers of ten up to 10^160 (uint256 values have at most 78 digits; products of two, 156):
+// a table lookup instead of `10n ** k` and of `toString()` to count digits, which were most
+// of a blocks page's view time.
+const POW10: bigint[] = [1n];
+for (let k = 1; k <= 160; k++) POW10.push(POW10[k - 1]! * 10n);
+const pow10 = (k: number): bigint => POW10[k] ?? 10n ** BigInt(k);
 
 /** coefficient × 10^exponent */
 interface Decimal {
@@ -18,7 +24,17 @@ interface Decimal {
 }
 
 function digits(value: bigint): number {
-  return (value < 0n ? -value : value).toString().length;
+  const magnitude = value < 0n ? -value : value;
+  if (magnitude >= POW10[POW10.length - 1]!) return magnitude.toString().length;
+  // the smallest k with magnitude < 10^k (0 has one digit)
+  let low = 1;
+  let high = POW10.length - 1;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (magnitude < POW10[mid]!) high = mid;
+    else low = mid + 1;
+  }
+  return low;
 }
 
 /** Round half up (away from zero on ties) to PRECISION significant digits. */
@@ -27,7 +43,7 @@ function round(value: Decimal): Decimal {
   if (excess <= 0) return value;
   const negative = value.coef < 0n;
   const magnitude = negative ? -value.coef : value.coef;
-  const divisor = TEN ** BigInt(excess);
+  const divisor = pow10(excess);
   let kept = magnitude / divisor;
   if ((magnitude % divisor) * 2n >= divisor) kept += 1n;
   // 999.. rounding up can add a digit; one more pass brings it back to PRECISION digits.
@@ -44,7 +60,7 @@ function divide(a: Decimal, b: Decimal): Decimal {
   // Scale the dividend so the integer quotient carries more than PRECISION digits; half-up
   // rounding then depends only on the first dropped digit, which the extra digit provides.
   const shift = Math.max(0, PRECISION + 2 + digits(b.coef) - digits(a.coef));
-  const quotient = (a.coef * TEN ** BigInt(shift)) / b.coef;
+  const quotient = (a.coef * pow10(shift)) / b.coef;
   return round({ coef: quotient, exp: a.exp - b.exp - shift });
 }
 
@@ -54,8 +70,8 @@ function multiply(a: Decimal, b: Decimal): Decimal {
 
 function subtract(a: Decimal, b: Decimal): Decimal {
   const exp = Math.min(a.exp, b.exp);
-  const left = a.coef * TEN ** BigInt(a.exp - exp);
-  const right = b.coef * TEN ** BigInt(b.exp - exp);
+  const left = a.coef * pow10(a.exp - exp);
+  const right = b.coef * pow10(b.exp - exp);
   return round({ coef: left - right, exp });
 }
 

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Database, Queryable } from './client.js';
+import type { Database, Queryable, QueryOptions } from './client.js';
 import { classifyFailures } from './unavailable.js';
 
 // int8 and numeric stay strings (pg's default); the query layer converts them to bigint so
@@ -9,9 +9,18 @@ export async function openPostgres(url: string, poolSize = 10): Promise<Database
   // An idle client that loses its connection (server restart) must not crash the process;
   // the pool drops it and the next query opens a new one.
   pool.on('error', () => undefined);
+  // pg prepares a named statement once per connection; one name per distinct text, since pg
+  // refuses a known name with another text.
+  const names = new Map<string, string>();
+  const statement = (text: string, values: unknown[] | undefined, options: QueryOptions | undefined): pg.QueryConfig => {
+    if (!options?.prepare) return { text, values };
+    let name = names.get(text);
+    if (name === undefined) names.set(text, (name = `explorer_${names.size}`));
+    return { name, text, values };
+  };
   const wrap = (q: pg.Pool | pg.PoolClient): Queryable => ({
-    async query<T>(text: string, params?: unknown[]) {
-      const result = await classifyFailures(() => q.query(text, params));
+    async query<T>(text: string, params?: unknown[], options?: QueryOptions) {
+      const result = await classifyFailures(() => q.query(statement(text, params, options)));
       return result.rows as T[];
     },
   });

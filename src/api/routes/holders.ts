@@ -47,25 +47,27 @@ export function holdersRoute(app: FastifyInstance, db: Queryable): void {
     async (request) => {
       const chainId = request.chain.chainId;
       const token = request.params.address_hash_param.toLowerCase() as Hex;
-      const tokenInfo = await findToken(db, chainId, token);
-      if (!tokenInfo) throw notFound();
       const position = readCursor(request.query);
-      if (position.kind === 'null-value') return { items: [], next_page_params: null };
+      if (position.kind === 'null-value') {
+        if (!(await findToken(db, chainId, token))) throw notFound();
+        return { items: [], next_page_params: null };
+      }
       const size = request.query.items_count ?? DEFAULT_PAGE_SIZE;
       // One row past the page says whether a next page exists.
-      const rows = await holdersPage(db, {
+      const page = await holdersPage(db, {
         chainId,
         token,
         after: position.kind === 'after' ? position.cursor : null,
         limit: size + 1,
       });
-      const items = rows.slice(0, size);
+      if (page.tokenType === null) throw notFound();
+      const items = page.holders.slice(0, size);
       const last = items[items.length - 1];
       return {
         items: items.map(holderView),
         next_page_params:
-          rows.length > size && last
-            ? holdersNextPageParams(last, size, tokenInfo.type === 'ERC-1155', request.query.key)
+          page.holders.length > size && last
+            ? holdersNextPageParams(last, size, page.tokenType === 'ERC-1155', request.query.key)
             : null,
       };
     },

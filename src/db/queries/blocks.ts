@@ -88,7 +88,7 @@ export async function blocksValidatedPage(
   params: { chainId: number; miner: Hex; beforeNumber: bigint | null; limit: number },
 ): Promise<ValidatedBlock[]> {
   const { text, args } = blocksValidatedPageQuery(params);
-  const rows = await db.query<BlockColumns>(text, args);
+  const rows = await db.query<BlockColumns>(text, args, { prepare: true });
   return rows.map((r) => ({
     hash: fromHexText(r.hash),
     number: big(r.number),

@@ -31,6 +31,7 @@ export async function findToken(db: Queryable, chainId: number, token: Hex): Pro
     `SELECT type, name, symbol, decimals, holder_count::text, total_supply::text
      FROM tokens WHERE chain_id = $1 AND address = $2`,
     [chainId, toBytea(token)],
+    { prepare: true },
   );
   const row = rows[0];
   if (!row) return null;
@@ -49,7 +50,11 @@ export async function findToken(db: Queryable, chainId: number, token: Hex): Pro
 export const PAGE_FILTER = `b.chain_id = $1 AND b.token = $2 AND b.value > 0
   AND b.holder <> '\\x0000000000000000000000000000000000000000'::bytea`;
 
-/** The page statement, exported so tests can EXPLAIN exactly what the API runs. */
+/**
+ * The page statement, exported so tests can EXPLAIN exactly what the API runs. It also reads
+ * the token's type (an uncorrelated subquery, evaluated once), so a page that has rows needs
+ * no second round trip to know the token exists and whether its cursor carries a token id.
+ */
 export function holdersPageQuery(params: { chainId: number; token: Hex; after: HoldersCursor | null; limit: number }) {
   const args: unknown[] = [params.chainId, toBytea(params.token), params.limit];
   let keyset = '';
@@ -63,6 +68,7 @@ export function holdersPageQuery(params: { chainId: number; token: Hex; after: H
     }
   }
   const text = `SELECT encode(b.holder, 'hex') AS holder, b.token_id::text AS token_id, b.value::text AS value,
+            (SELECT t.type FROM tokens t WHERE t.chain_id = $1 AND t.address = $2) AS token_type,
             ${addressSelectColumns}
      FROM token_balances b
      ${addressLateralJoin('b.holder', '$1')}
@@ -72,19 +78,37 @@ export function holdersPageQuery(params: { chainId: number; token: Hex; after: H
   return { text, args };
 }
 
+export interface HoldersPage {
+  /** null when the chain has no such token */
+  tokenType: TokenType | null;
+  holders: HolderItem[];
+}
+
 /**
  * One page of holders: a single range scan of token_balances_page from the cursor on, in
- * index order, whatever the depth.
+ * index order, whatever the depth. Only an empty page costs a second statement, to tell an
+ * unknown token from a page past the end.
  */
 export async function holdersPage(
   db: Queryable,
   params: { chainId: number; token: Hex; after: HoldersCursor | null; limit: number },
-): Promise<HolderItem[]> {
+): Promise<HoldersPage> {
   const { text, args } = holdersPageQuery(params);
-  const rows = await db.query<{ holder: string; token_id: string | null; value: string } & AddressRowColumns>(text, args);
-  return rows.map((row) => ({
-    address: readAddress(row.holder, row),
-    tokenId: row.token_id === null ? null : BigInt(row.token_id),
-    value: BigInt(row.value),
-  }));
+  const rows = await db.query<{ holder: string; token_id: string | null; value: string; token_type: TokenType | null } & AddressRowColumns>(
+    text,
+    args,
+    { prepare: true },
+  );
+  const first = rows[0];
+  // Balances are written with their token's row in one transaction, so a row without a
+  // token type does not happen; treating it as unknown keeps the 404 exact if it ever did.
+  const tokenType = first ? first.token_type : ((await findToken(db, params.chainId, params.token))?.type ?? null);
+  return {
+    tokenType,
+    holders: rows.map((row) => ({
+      address: readAddress(row.holder, row),
+      tokenId: row.token_id === null ? null : BigInt(row.token_id),
+      value: BigInt(row.value),
+    })),
+  };
 }
