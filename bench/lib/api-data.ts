@@ -5,6 +5,7 @@
  * so two runs of one size load the same data.
  */
 import pg from 'pg';
+import { rebuildAddressTagsSql } from '../../src/db/queries/write-addresses.js';
 
 export interface DataSize {
   /** holders of the one big token */
@@ -192,6 +193,7 @@ export async function loadApiData(url: string, size: DataSize, log: (m: string) 
        FROM generate_series(10003, $1::bigint, 10000) i`,
       [size.holders],
     );
+    await client.query(rebuildAddressTagsSql('true'));
     await client.query('DROP TABLE bench_small_tokens');
     // Visibility map and statistics, as autovacuum would have them on a long-running database.
     const t = Date.now();

@@ -54,12 +54,15 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     // one line per request is logged below instead, with keys redacted.
     logController: new LogController({ disableRequestLogging: true }),
   });
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.info(
-      { method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 },
-      'request',
-    );
-  });
+  // (skipped when nothing would be logged: redacting every URL is measurable per request)
+  if (options.logger) {
+    app.addHook('onResponse', async (request, reply) => {
+      request.log.info(
+        { method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 },
+        'request',
+      );
+    });
+  }
 
   for (const schema of [AddressObject, BlockObject, MessageBody, ValidationErrorBody, HoldersPage, BlocksValidatedPage]) {
     app.addSchema(schema);

@@ -50,7 +50,11 @@ function round(value: Decimal): Decimal {
   return round({ coef: negative ? -kept : kept, exp: value.exp + excess });
 }
 
+const LIMIT = POW10[PRECISION]!;
+
 function fromBigInt(value: bigint): Decimal {
+  // gas figures and fees fit in PRECISION digits: nothing to round
+  if (value < LIMIT && value > -LIMIT) return { coef: value, exp: 0 };
   return round({ coef: value, exp: 0 });
 }
 

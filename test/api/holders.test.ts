@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getAddress as checksumAddress } from 'viem';
 import type { Hex } from '../../src/db/rows.js';
 import { ensureChain } from '../../src/db/queries/chains.js';
 import { putBalances, upsertTokens } from '../../src/db/queries/write-tokens.js';
@@ -210,6 +211,21 @@ describe.each(await availableEngines())('holders on %s', (engine) => {
     expect(known.address.implementations).toHaveLength(1);
     expect(known.address.implementations[0].address_hash.toLowerCase()).toBe(addressOf(77, 'impl'));
     expect(known.address.implementations[0].address_hash).not.toBe(addressOf(77, 'impl'));
+  });
+
+  it('tags of an address the indexer has no row for show, and a rewritten tag replaces them', async () => {
+    const { db } = api;
+    const holder = HOLDERS[40]!;
+    const tag = (name: string) => ({ chainId: CHAIN, address: holder, kind: 'public' as const, slug: 'fund', name, tagType: 'name', ordinal: 0, meta: {} });
+    const find = async () => {
+      const res = await holders(TOKENS.distinct, { items_count: 50 });
+      return res.body.items.find((i: { address: { hash: string } }) => i.address.hash.toLowerCase() === holder).address;
+    };
+    expect((await find()).public_tags).toEqual([]);
+    await upsertAddressTags(db, [tag('Fund')]);
+    expect((await find()).public_tags).toEqual([{ address_hash: checksumAddress(holder), display_name: 'Fund', label: 'fund' }]);
+    await upsertAddressTags(db, [tag('Fund II')]);
+    expect((await find()).public_tags).toEqual([{ address_hash: checksumAddress(holder), display_name: 'Fund II', label: 'fund' }]);
   });
 
   it('mixed-case path hashes are accepted', async () => {

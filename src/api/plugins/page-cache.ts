@@ -17,7 +17,8 @@ export interface PageCacheOptions {
 }
 
 interface Entry {
-  body: string;
+  /** bytes, not the string: a hit then costs no UTF-8 encoding of the whole page */
+  body: Buffer;
   expires: number;
 }
 
@@ -53,8 +54,9 @@ export function pageCache(app: FastifyInstance, options: PageCacheOptions): void
   app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const key = request.pageCacheKey;
     if (key === null || reply.statusCode !== 200 || typeof payload !== 'string') return payload;
-    entries.set(key, { body: payload, expires: Date.now() + options.ttlMs });
-    bytes += payload.length;
+    const body = Buffer.from(payload);
+    entries.set(key, { body, expires: Date.now() + options.ttlMs });
+    bytes += body.length;
     // Map order is insertion order: the oldest entries go first
     for (const oldest of entries.keys()) {
       if (bytes <= maxBytes) break;

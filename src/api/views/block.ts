@@ -5,7 +5,8 @@ import { burntFeesPercentage, gasTargetPercentage, gasUsedPercentage } from '../
 
 /** ISO 8601 UTC with six fractional digits, as the reference prints it. */
 export function isoTimestamp(seconds: bigint): string {
-  return new Date(Number(seconds) * 1000).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+  // toISOString ends in ".mmmZ"; the reference prints microseconds
+  return `${new Date(Number(seconds) * 1000).toISOString().slice(0, -1)}000Z`;
 }
 
 export function blockView(b: ValidatedBlock, elasticity: number) {

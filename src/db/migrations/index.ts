@@ -1,10 +1,12 @@
 import * as init from './001_init.js';
 import * as indexer from './002_indexer.js';
 import * as unclesByMiner from './003_uncles_by_miner.js';
+import * as addressTagsInline from './004_address_tags_inline.js';
 
 /** Ordered; a migration once released is never edited, only followed by a new one. */
 export const migrations: ReadonlyArray<{ id: string; sql: string }> = [
   { id: '001_init', sql: init.sql },
   { id: '002_indexer', sql: indexer.sql },
   { id: '003_uncles_by_miner', sql: unclesByMiner.sql },
+  { id: '004_address_tags_inline', sql: addressTagsInline.sql },
 ];

@@ -3,29 +3,24 @@ import { fromHexText } from '../hex.js';
 
 /**
  * What the API shows of an address, joined onto each page row by a LATERAL lookup (one
- * primary-key probe per row), so a page stays one statement in index order with no sort.
- * `known` is false when the indexer has never seen the address.
+ * primary-key probe per row, tags included: addresses.tags aggregates address_tags), so a page
+ * stays one statement in index order with no sort. `known` is false when the explorer has no
+ * row for the address (neither indexed nor tagged).
  */
 export function addressLateralJoin(addressColumn: string, chainParam: string): string {
   return /* sql */ `
   LEFT JOIN LATERAL (
     SELECT a.is_contract, a.proxy_type, a.implementations, a.name, a.is_verified,
-           a.ens_domain_name, a.is_scam
+           a.ens_domain_name, a.is_scam, a.tags
     FROM addresses a WHERE a.chain_id = ${chainParam} AND a.hash = ${addressColumn}
-  ) addr ON true
-  LEFT JOIN LATERAL (
-    SELECT json_agg(json_build_object('kind', t.kind, 'slug', t.slug, 'name', t.name,
-             'tag_type', t.tag_type, 'ordinal', t.ordinal, 'meta', t.meta)
-           ORDER BY t.ordinal, t.slug) AS tags
-    FROM address_tags t WHERE t.chain_id = ${chainParam} AND t.address = ${addressColumn}
-  ) tag ON true`;
+  ) addr ON true`;
 }
 
 export const addressSelectColumns = /* sql */ `
   addr.is_contract AS a_is_contract, addr.proxy_type AS a_proxy_type,
   addr.implementations AS a_implementations, addr.name AS a_name,
   addr.is_verified AS a_is_verified, addr.ens_domain_name AS a_ens_domain_name,
-  addr.is_scam AS a_is_scam, tag.tags AS a_tags`;
+  addr.is_scam AS a_is_scam, addr.tags AS a_tags`;
 
 export interface AddressTag {
   kind: 'public' | 'metadata';
@@ -60,7 +55,7 @@ interface AddressColumns {
   a_tags: unknown;
 }
 
-// jsonb arrives parsed from pg and PGlite alike; json_agg (json, not jsonb) too.
+// jsonb arrives parsed from pg and PGlite alike.
 function asArray<T>(value: unknown): T[] {
   if (Array.isArray(value)) return value as T[];
   if (typeof value === 'string') return JSON.parse(value) as T[];

@@ -51,6 +51,27 @@ export async function upsertAddressTags(db: Queryable, tags: readonly AddressTag
       tags.map((t) => JSON.stringify(t.meta)),
     ],
   );
+  await db.query(
+    rebuildAddressTagsSql(`(t.chain_id, t.address) IN (SELECT u.chain_id, decode(u.address, 'hex')
+       FROM unnest($1::bigint[], $2::text[]) AS u(chain_id, address))`),
+    [tags.map((t) => t.chainId), hexArray(tags.map((t) => t.address))],
+  );
+}
+
+/**
+ * Pages read an address's tags from its addresses row (migration 004): this rebuilds that
+ * aggregate from address_tags for the tag rows matching `where` (alias t). A statement of its
+ * own after the tag writes, since a statement does not see its own inserts.
+ */
+export function rebuildAddressTagsSql(where: string): string {
+  return `INSERT INTO addresses (chain_id, hash, tags)
+     SELECT t.chain_id, t.address,
+            jsonb_agg(jsonb_build_object('kind', t.kind, 'slug', t.slug, 'name', t.name, 'tag_type', t.tag_type,
+                                         'ordinal', t.ordinal, 'meta', t.meta) ORDER BY t.ordinal, t.slug)
+     FROM address_tags t
+     WHERE ${where}
+     GROUP BY t.chain_id, t.address
+     ON CONFLICT (chain_id, hash) DO UPDATE SET tags = excluded.tags`;
 }
 
 /** Addresses the enrichment has yet to look at; known ones are left as they are. */
