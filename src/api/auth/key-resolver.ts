@@ -14,7 +14,9 @@ interface Entry {
 
 /**
  * Turns a presented key into its record without a database round trip per request: answers
- * are cached briefly (so a revocation takes effect within `ttlMs`), misses more briefly.
+ * are cached briefly (so a revocation takes effect within `ttlMs`), misses more briefly. The
+ * cache is keyed by the presented key itself, so a cached answer costs no hash either (the
+ * key is in this process's memory while the request is anyway).
  */
 export class KeyResolver {
   private readonly cache = new Map<string, Entry>();
@@ -36,17 +38,19 @@ export class KeyResolver {
   }
 
   async resolve(key: string): Promise<ResolvedKey | null> {
-    const digest = hashApiKey(key);
-    const fromEnv = this.staticKeys.get(digest);
-    if (fromEnv) return fromEnv;
     const now = Date.now();
-    const cached = this.cache.get(digest);
+    const cached = this.cache.get(key);
     if (cached && cached.expires > now) return cached.value;
-    const record = await findActiveApiKey(this.db, digest);
-    const value = record ? { id: `db:${record.id}`, rateLimit: record.rateLimit } : null;
+    const digest = hashApiKey(key);
+    const value = this.staticKeys.get(digest) ?? (await this.fromDatabase(digest));
     if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value as string);
-    this.cache.set(digest, { value, expires: now + (value ? this.ttlMs : this.missTtlMs) });
+    this.cache.set(key, { value, expires: now + (value ? this.ttlMs : this.missTtlMs) });
     return value;
+  }
+
+  private async fromDatabase(digest: string): Promise<ResolvedKey | null> {
+    const record = await findActiveApiKey(this.db, digest);
+    return record ? { id: `db:${record.id}`, rateLimit: record.rateLimit } : null;
   }
 }
 

@@ -26,7 +26,8 @@ interface Entry {
  * Serialized pages kept for a moment, keyed by the chain's indexed block and the request
  * without its key: hot pages (a token's top holders behind a UI) cost no query, and a page is
  * never older than the indexed block it was read at plus `ttlMs`. Auth, limits and the
- * restricted check still run on every request: only the database read and the view are skipped.
+ * restricted check still run on every request: only validation, the database read and the view
+ * are skipped.
  */
 export function pageCache(app: FastifyInstance, options: PageCacheOptions): void {
   if (options.ttlMs <= 0) return;
@@ -41,7 +42,9 @@ export function pageCache(app: FastifyInstance, options: PageCacheOptions): void
   };
 
   app.decorateRequest('pageCacheKey', null);
-  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+  // preValidation, after the chain scope's checks: only 200 answers are kept, so a request with
+  // the same URL passed validation when it was first answered.
+  app.addHook('preValidation', async (request: FastifyRequest, reply: FastifyReply) => {
     if (!request.routeOptions.config?.pageCache) return;
     const key = `${request.chain.chainId}:${request.chain.indexedBlock ?? ''}:${withoutApiKey(request.url)}`;
     const entry = entries.get(key);

@@ -26,9 +26,10 @@ function scopedAddresses(request: FastifyRequest): string[] {
 }
 
 /**
- * Hooks shared by the routes under /{chain_id}/api/v2/…: an unknown chain is a 404 before the
- * parameters are validated (as for an unknown path), and a restricted path address is a 403
- * unless `key` carries the operator's secret.
+ * One hook for the routes under /{chain_id}/api/v2/…, before the parameters are validated: an
+ * unknown chain is a 404 (as for an unknown path), and a restricted path address is a 403
+ * unless `key` carries the operator's secret. Both come before validation so the page cache,
+ * which runs next, may answer a repeated request without validating it again.
  */
 export function chainScope(app: FastifyInstance, registry: Registry, restrictedKey: string | null): void {
   app.decorateRequest('chain', null as unknown as ChainStatus);
@@ -37,10 +38,7 @@ export function chainScope(app: FastifyInstance, registry: Registry, restrictedK
     const chain = /^[1-9][0-9]{0,15}$/.test(raw) ? await registry.chain(Number(raw)) : undefined;
     if (!chain) throw notFound();
     request.chain = chain;
-  });
-  app.addHook('preHandler', async (request: FastifyRequest) => {
-    const chainId = request.chain.chainId;
-    const restricted = await Promise.all(scopedAddresses(request).map((a) => registry.isRestricted(chainId, a)));
+    const restricted = await Promise.all(scopedAddresses(request).map((a) => registry.isRestricted(chain.chainId, a)));
     if (!restricted.includes(true)) return;
     const key = (request.query as { key?: string }).key;
     if (restrictedKey === null || key !== restrictedKey) throw new HttpError(403, 'Restricted access');
