@@ -68,10 +68,6 @@ function divide(a: Decimal, b: Decimal): Decimal {
   return round({ coef: quotient, exp: a.exp - b.exp - shift });
 }
 
-function multiply(a: Decimal, b: Decimal): Decimal {
-  return round({ coef: a.coef * b.coef, exp: a.exp + b.exp });
-}
-
 function subtract(a: Decimal, b: Decimal): Decimal {
   const exp = Math.min(a.exp, b.exp);
   const left = a.coef * pow10(a.exp - exp);
@@ -83,13 +79,20 @@ function toNumber(value: Decimal): number {
   return Number(`${value.coef}e${value.exp}`);
 }
 
-const HUNDRED = fromBigInt(100n);
 const ONE = fromBigInt(1n);
+
+/**
+ * × 100 with rounding: a coefficient of at most PRECISION digits times 100 rounds back to
+ * PRECISION digits by dropping two zeros, so only the exponent moves.
+ */
+function percent(value: Decimal): Decimal {
+  return { coef: value.coef, exp: value.exp + 2 };
+}
 
 /** gas_used_percentage: gasUsed / gasLimit × 100; 0 when the gas limit is 0. */
 export function gasUsedPercentage(gasUsed: bigint, gasLimit: bigint): number {
   if (gasLimit <= 0n) return 0;
-  return toNumber(multiply(divide(fromBigInt(gasUsed), fromBigInt(gasLimit)), HUNDRED));
+  return toNumber(percent(divide(fromBigInt(gasUsed), fromBigInt(gasLimit))));
 }
 
 /**
@@ -100,11 +103,11 @@ export function gasTargetPercentage(gasUsed: bigint, gasLimit: bigint, elasticit
   if (gasLimit <= 0n) return 0;
   const target = divide(fromBigInt(gasLimit), fromBigInt(elasticity));
   const ratio = divide(fromBigInt(gasUsed), target);
-  return toNumber(multiply(subtract(ratio, ONE), HUNDRED));
+  return toNumber(percent(subtract(ratio, ONE)));
 }
 
 /** burnt_fees_percentage: burnt / transaction fees × 100; null when the fees are 0. */
 export function burntFeesPercentage(burntFees: bigint, transactionFees: bigint): number | null {
   if (transactionFees === 0n) return null;
-  return toNumber(multiply(divide(fromBigInt(burntFees), fromBigInt(transactionFees)), HUNDRED));
+  return toNumber(percent(divide(fromBigInt(burntFees), fromBigInt(transactionFees))));
 }
