@@ -15,6 +15,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildServer } from '../src/api/server.js';
+import { phaseMedians, phaseRecorder, type PhaseSample } from './lib/phases.js';
 import { loadConfig } from '../src/config/config.js';
 import { openDatabase, type Database } from '../src/db/client.js';
 import { blocksValidatedPage, blocksValidatedPageQuery } from '../src/db/queries/blocks.js';
@@ -62,27 +63,32 @@ async function main() {
   // deployment does by default (EXPLORER_PAGE_CACHE_MS).
   const app = await buildServer({ db, api: apiConfig({ pageCacheMs: 0 }) });
   const cached = await buildServer({ db, api: apiConfig({ pageCacheMs: loadConfig({}, {}).api.pageCacheMs }) });
-  const elapsed: number[] = [];
-  app.addHook('onResponse', async (_request, reply) => {
-    elapsed.push(reply.elapsedTime);
-  });
+  const phases = phaseRecorder(app);
   try {
     const targets = await buildTargets(db, url, size);
     const quiet = quietGates(!tiny && !options['no-wait'], log);
 
-    const runs: Array<Record<string, ReturnType<typeof summary> & { query_p50: number; query_p99: number }>> = [];
+    const runs: Array<Record<string, ReturnType<typeof summary> & { query_p50: number; query_p99: number; phases_p50_ms: ReturnType<typeof phaseMedians> }>> = [];
     for (let run = 1; run <= sizes.runs; run++) {
       await quiet.before(`latency run ${run}`);
       const perTarget: (typeof runs)[number] = {};
       for (const target of targets) {
-        const requests = await timeRequests(app, target, elapsed);
+        const requests = await timeRequests(app, target, phases);
         const queries = await timeQueries(target);
-        perTarget[target.name] = { ...summary(requests), query_p50: round(percentile(queries, 50)), query_p99: round(percentile(queries, 99)) };
-        log(`run ${run}: ${target.name.padEnd(22)} p50 ${perTarget[target.name]!.p50} ms, p99 ${perTarget[target.name]!.p99} ms (query alone p50 ${perTarget[target.name]!.query_p50} ms)`);
+        perTarget[target.name] = {
+          ...summary(requests.map((r) => r.elapsed)),
+          query_p50: round(percentile(queries, 50)),
+          query_p99: round(percentile(queries, 99)),
+          phases_p50_ms: phaseMedians(requests),
+        };
+        const t = perTarget[target.name]!;
+        log(`run ${run}: ${target.name.padEnd(22)} p50 ${t.p50} ms, p99 ${t.p99} ms (query alone p50 ${t.query_p50} ms; phases p50 ${JSON.stringify(t.phases_p50_ms)})`);
       }
       runs.push(perTarget);
     }
 
+    const floor = await latencyFloor(app, db, targets);
+    log(`floor: ${JSON.stringify(floor)}`);
     const load = await measureThroughput({ uncached: app, cached }, targets, url, quiet);
     const explain = await explainAll(db, targets);
     const prepared = await preparedProbe(url, targets);
@@ -91,7 +97,9 @@ async function main() {
     const latency = Object.fromEntries(
       names.map((name) => {
         const of = (k: 'p50' | 'p99' | 'query_p50' | 'query_p99') => round(median(runs.map((r) => r[name]![k])));
-        return [name, { p50_ms: of('p50'), p99_ms: of('p99'), query_p50_ms: of('query_p50'), query_p99_ms: of('query_p99'), runs: runs.map((r) => r[name]) }];
+        const phase = (k: keyof ReturnType<typeof phaseMedians>) => round(median(runs.map((r) => r[name]!.phases_p50_ms[k])));
+        const phases_p50_ms = { before_handler: phase('before_handler'), handler: phase('handler'), serialize: phase('serialize'), send: phase('send') };
+        return [name, { p50_ms: of('p50'), p99_ms: of('p99'), query_p50_ms: of('query_p50'), query_p99_ms: of('query_p99'), phases_p50_ms, runs: runs.map((r) => r[name]) }];
       }),
     );
     const holderTargets = names.filter((n) => n.startsWith('holders'));
@@ -122,6 +130,7 @@ async function main() {
       load,
       explain,
       prepared_statement_probe: prepared,
+      floor,
       quiet: quiet.summary(),
       runs: sizes.runs,
       samples_per_target: sizes.samples,
@@ -262,9 +271,9 @@ const span = (total: number) => Math.max(PAGE, Math.min(CURSORS * PAGE, Math.flo
 const label = (depth: number) => (depth === 0 ? 'top' : depth >= 1_000_000 ? `depth_${Math.round(depth / 1e6)}M` : `depth_${Math.round(depth / 1e3)}k`);
 
 /** Sequential requests, so each one's time is its own and not a queue's. */
-async function timeRequests(app: FastifyInstance, target: Target, elapsed: number[]): Promise<number[]> {
+async function timeRequests(app: FastifyInstance, target: Target, phases: ReturnType<typeof phaseRecorder>): Promise<PhaseSample[]> {
   const warmup = Math.min(200, sizes.samples);
-  elapsed.length = 0;
+  phases.take();
   for (let i = 0; i < warmup + sizes.samples; i++) {
     const res = await app.inject({ method: 'GET', url: target.paths[i % target.paths.length]! });
     if (res.statusCode !== 200) throw new Error(`${target.name}: status ${res.statusCode}: ${res.body.slice(0, 200)}`);
@@ -272,7 +281,34 @@ async function timeRequests(app: FastifyInstance, target: Target, elapsed: numbe
       throw new Error(`${target.name}: page not full`);
     }
   }
-  return elapsed.splice(0).slice(warmup);
+  return phases.take().slice(warmup);
+}
+
+/**
+ * What any handler pays on this machine before its own work: a bare Fastify route injecting the
+ * same response bytes, and one prepared `SELECT 1` round trip through the same pool.
+ */
+async function latencyFloor(app: FastifyInstance, db: Database, targets: Target[]) {
+  const bare = Fastify({ logger: false });
+  const bodies = new Map<string, Buffer>();
+  for (const t of targets) bodies.set(t.name, (await app.inject({ method: 'GET', url: t.paths[0]! })).rawPayload);
+  bare.get('/:name', (request, reply) => reply.type('application/json; charset=utf-8').send(bodies.get((request.params as { name: string }).name)));
+  const bareTimes = phaseRecorder(bare);
+  const result: Record<string, number> = {};
+  for (const name of ['holders_top', 'blocks_top']) {
+    bareTimes.take();
+    for (let i = 0; i < Math.min(200, sizes.samples) + sizes.samples; i++) await bare.inject({ method: 'GET', url: `/${name}` });
+    result[`bare_route_${name}_p50_ms`] = round(percentile(bareTimes.take().slice(Math.min(200, sizes.samples)).map((s) => s.elapsed), 50));
+  }
+  await bare.close();
+  const trips: number[] = [];
+  for (let i = 0; i < Math.min(200, sizes.samples) + sizes.samples; i++) {
+    const t = performance.now();
+    await db.query('SELECT $1::int AS x', [i], { prepare: true });
+    trips.push(performance.now() - t);
+  }
+  result.select_1_round_trip_p50_ms = round(percentile(trips.slice(Math.min(200, sizes.samples)), 50));
+  return result;
 }
 
 async function timeQueries(target: Target): Promise<number[]> {
