@@ -19,9 +19,13 @@ export function toQuantity(value: bigint | number): Hex {
   return `0x${value.toString(16)}`;
 }
 
+// once, not per call: this runs for every log
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
+
 /** For counters that the row types keep as JS numbers (counts, L1 block numbers). */
 export function toSafeNumber(value: bigint, what: string): number {
-  if (value > BigInt(Number.MAX_SAFE_INTEGER) || value < BigInt(Number.MIN_SAFE_INTEGER)) {
+  if (value > MAX_SAFE || value < MIN_SAFE) {
     throw new RangeError(`${what} ${value} does not fit a JS number`);
   }
   return Number(value);
@@ -42,10 +46,11 @@ export function padHex(value: bigint, bytes: number): Hex {
   return `0x${value.toString(16).padStart(bytes * 2, '0')}`;
 }
 
+const ADDRESS_WORD = /^0x0{24}[0-9a-fA-F]{40}$/;
+
 /** The last 20 bytes of a 32-byte word, or null when the upper 12 bytes are not zero. */
 export function wordToAddress(word: string): Hex | null {
-  if (!/^0x[0-9a-fA-F]{64}$/.test(word)) return null;
-  if (!/^0x0{24}/.test(word)) return null;
+  if (!ADDRESS_WORD.test(word)) return null;
   return `0x${word.slice(26).toLowerCase()}`;
 }
 

@@ -1,3 +1,5 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixtureResult, startReplayServer, type ReplayServer, type ReplayServerOptions } from '../../test/support/replay-rpc.js';
 import {
@@ -36,6 +38,25 @@ async function serve(options: ReplayServerOptions = {}): Promise<ReplayServer> {
 }
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+/** A JSON-RPC endpoint answering each request body with `answer`'s text. */
+async function rawServer(answer: (body: unknown, headers: IncomingHttpHeaders) => string): Promise<string> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(answer(JSON.parse(Buffer.concat(chunks).toString('utf8')), req.headers));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  rawServers.push(server);
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+const rawServers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(rawServers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
 });
 
 function client(urls: string[], options: Partial<RpcClientOptions> = {}) {
@@ -178,6 +199,26 @@ describe('createRpcClient', () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 120);
     await expect(rpc.getBlockNumber({ signal: controller.signal })).rejects.toBeInstanceOf(RequestAbortedError);
+  });
+
+  it('sends credentials in the URL as Basic authorization, not in the URL', async () => {
+    let authorization: string | undefined;
+    const url = await rawServer((body, headers) => {
+      authorization = headers.authorization;
+      return JSON.stringify((body as Array<{ id: number }>).map(({ id }) => ({ jsonrpc: '2.0', id, result: '0x10' })));
+    });
+    const withCredentials = url.replace('http://', 'http://user:p%40ss@');
+    await expect(client([withCredentials]).getBlockNumber()).resolves.toBe(16n);
+    expect(authorization).toBe(`Basic ${Buffer.from('user:p@ss').toString('base64')}`);
+  });
+
+  it('gives every call of a batch the one error of a server that rejects the whole batch', async () => {
+    const url = await rawServer(() => JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'batch refused' } }));
+    const rpc = client([url]);
+    const results = await Promise.allSettled([rpc.getBlockNumber(), rpc.getChainId()]);
+    for (const result of results) {
+      expect(result).toMatchObject({ status: 'rejected', reason: { code: -32600, rpcMessage: 'batch refused' } });
+    }
   });
 
   it('keeps API keys out of logged URLs', () => {

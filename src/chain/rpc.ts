@@ -1,6 +1,7 @@
 /**
- * Per-chain JSON-RPC client on viem: `http` transports with JSON-RPC batching behind a
- * `fallback` transport, plus the retry policy viem does not have:
+ * Per-chain JSON-RPC client on viem: one batching HTTP transport per URL (./json-rpc-http.ts,
+ * which also checks response ids) behind a `fallback` transport, plus the retry policy viem does
+ * not have:
  *
  *  - each URL retries transient faults (timeouts, 429 with Retry-After, 5xx, resets, truncated or
  *    garbled JSON, mixed-up response ids) with exponential backoff and jitter;
@@ -12,20 +13,12 @@
  * JSON-RPC errors (reverts, unsupported methods, too-big log ranges) are answers, not faults:
  * they are thrown at once as typed errors (./errors.ts).
  */
-import { createPublicClient, fallback, http, type PublicClient, type Transport } from 'viem';
+import { createPublicClient, fallback, type PublicClient, type Transport } from 'viem';
 import type { Hex } from '../db/rows.js';
 import { backoffDelay, sleep, type BackoffPolicy } from './backoff.js';
-import {
-  BodyTooLargeError,
-  MalformedResponseError,
-  RequestAbortedError,
-  RetriesExhaustedError,
-  RpcTransportError,
-  WrongResponseIdError,
-  classifyFailure,
-  toRpcError,
-} from './errors.js';
+import { RequestAbortedError, RetriesExhaustedError, RpcTransportError, classifyFailure, toRpcError } from './errors.js';
 import { parseQuantity, toQuantity, toSafeNumber } from './hex.js';
+import { jsonRpcHttp } from './json-rpc-http.js';
 import type { BlockTag, RpcBlock, RpcLog, RpcLogFilter, RpcReceipt } from './rpc-types.js';
 
 /** The subset of pino's logger this layer uses. */
@@ -169,14 +162,14 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
 
   const transports = endpoints.map((endpoint) =>
     withUrlRetries(
-      http(endpoint.url, {
-        batch: { batchSize: options.batchSize ?? 100, wait: options.batchWaitMs ?? 0 },
-        fetchFn: createCheckedFetch(maxResponseBytes, options.chainId, (calls) =>
+      jsonRpcHttp(endpoint.url, {
+        chainId: options.chainId,
+        batchSize: options.batchSize ?? 100,
+        batchWaitMs: options.batchWaitMs ?? 0,
+        maxResponseBytes,
+        timeoutMs: options.timeoutMs ?? 30_000,
+        onOutOfOrder: (calls) =>
           logger.warn({ chainId: options.chainId, url: endpoint.label, calls }, 'RPC batch answered out of order; asking again'),
-        ),
-        maxResponseBodySize: maxResponseBytes,
-        retryCount: 0,
-        timeout: options.timeoutMs ?? 30_000,
       }),
       endpoint,
       context,
@@ -345,117 +338,5 @@ function logOnce(
   } else {
     messages.add(message);
     context.logger[level](payload, message);
-  }
-}
-
-/**
- * viem's fetch, plus what viem does not check: the body is complete JSON and every response id
- * answers a request id (viem pairs batch responses by sorting ids, so a proxy that mixes up or
- * drops responses would otherwise hand one call another call's result). The body is read with
- * our size cap so that an oversized answer fails before it is buffered whole.
- */
-function createCheckedFetch(maxBytes: number, chainId: number, onOutOfOrder: (calls: number) => void) {
-  let canaries = 0;
-  const fetchParsed = async (input: string | URL | Request, init?: RequestInit) => {
-    const response = await fetch(input, init);
-    if (!response.ok) return { response, text: null, parsed: null };
-    const text = await readBodyCapped(response, maxBytes);
-    try {
-      return { response, text, parsed: JSON.parse(text) as unknown };
-    } catch (error) {
-      throw new MalformedResponseError(`malformed JSON response (${text.length} chars)`, { cause: error });
-    }
-  };
-  return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const request = typeof init?.body === 'string' ? (JSON.parse(init.body) as unknown) : undefined;
-    let answer = await fetchParsed(input, init);
-    if (answer.text !== null && request !== undefined) {
-      checkResponseIds(request, answer.parsed);
-      // JSON-RPC lets a server answer a batch in any order (Erigon, dshackle do), but answers
-      // labelled with each other's ids look the same, and nothing in an eth_call or trace result
-      // says which call it answers. So an answer out of order is asked for again with a canary
-      // whose answer we know, the chain id: under its id must be exactly that.
-      if (Array.isArray(request) && outOfOrder(request, answer.parsed)) {
-        onOutOfOrder(request.length);
-        const canary = { jsonrpc: '2.0', id: `canary-${++canaries}`, method: 'eth_chainId', params: [] };
-        answer = await fetchParsed(input, { ...init, body: JSON.stringify([...request, canary]) });
-        if (answer.text !== null && Array.isArray(answer.parsed) && answer.parsed.length > 1) {
-          checkResponseIds([...request, canary], answer.parsed);
-          const heard = (answer.parsed as Array<Record<string, unknown>>).find((item) => item['id'] === canary.id);
-          const said = heard?.['result'];
-          if (typeof said !== 'string' || !/^0x[0-9a-f]+$/i.test(said) || BigInt(said) !== BigInt(chainId)) {
-            throw new WrongResponseIdError(`batch answers are mislabelled: the chain-id canary got ${JSON.stringify(heard?.['result'] ?? heard?.['error'])}`);
-          }
-          answer.text = JSON.stringify(answer.parsed.filter((item) => item !== heard));
-        }
-      }
-    }
-    if (answer.text === null) return answer.response;
-    return new Response(answer.text, {
-      status: answer.response.status,
-      statusText: answer.response.statusText,
-      headers: { 'content-type': 'application/json' },
-    });
-  };
-}
-
-function outOfOrder(request: unknown[], response: unknown): boolean {
-  return Array.isArray(response) && response.length === request.length && response.some((r, i) => idOf(r) !== idOf(request[i]));
-}
-
-async function readBodyCapped(response: Response, maxBytes: number): Promise<string> {
-  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
-  if (declared > maxBytes) {
-    await response.body?.cancel();
-    throw new BodyTooLargeError(maxBytes);
-  }
-  if (!response.body) return response.text();
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      throw new BodyTooLargeError(maxBytes);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function isErrorWithoutId(item: unknown): boolean {
-  if (typeof item !== 'object' || item === null) return false;
-  const record = item as Record<string, unknown>;
-  return record['error'] !== undefined && (record['id'] === null || record['id'] === undefined);
-}
-
-function idOf(item: unknown): string {
-  return typeof item === 'object' && item !== null ? String((item as Record<string, unknown>)['id']) : '<not an object>';
-}
-
-function checkResponseIds(requestBody: unknown, responseBody: unknown): void {
-  if (!Array.isArray(requestBody)) {
-    if (isErrorWithoutId(responseBody)) return;
-    if (idOf(responseBody) !== idOf(requestBody)) {
-      throw new WrongResponseIdError(`response id ${idOf(responseBody)} for request id ${idOf(requestBody)}`);
-    }
-    return;
-  }
-  // A server that rejects a whole batch answers with one id-less error; viem spreads it.
-  if (isErrorWithoutId(responseBody)) return;
-  if (Array.isArray(responseBody) && responseBody.length === 1 && isErrorWithoutId(responseBody[0])) return;
-  if (!Array.isArray(responseBody)) throw new WrongResponseIdError('batch request answered with a single response');
-  const expected = new Set(requestBody.map(idOf));
-  if (responseBody.length !== expected.size) {
-    throw new WrongResponseIdError(`batch of ${expected.size} answered with ${responseBody.length} responses`);
-  }
-  const seen = new Set<string>();
-  for (const item of responseBody) {
-    const id = idOf(item);
-    if (!expected.has(id) || seen.has(id)) throw new WrongResponseIdError(`unexpected response id ${id} in batch`);
-    seen.add(id);
   }
 }

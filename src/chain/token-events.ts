@@ -66,6 +66,8 @@ export interface DecodeTokenTransfersOptions {
 
 type Placement = Omit<TokenTransfer, 'from' | 'to' | 'tokenId' | 'value' | 'tokenType' | 'batchIndex'>;
 
+// An explicit literal in the interface's key order: a spread of `place` takes V8's slow
+// path and, on the indexer's hot path, cost more than all the decoding around it.
 function transfer(
   place: Placement,
   tokenType: TokenType,
@@ -75,88 +77,103 @@ function transfer(
   value: bigint,
   batchIndex: number | null = null,
 ): TokenTransfer {
-  return { ...place, from, to, tokenId, value, tokenType, batchIndex };
+  return {
+    token: place.token,
+    from,
+    to,
+    tokenId,
+    value,
+    tokenType,
+    logIndex: place.logIndex,
+    blockNumber: place.blockNumber,
+    blockHash: place.blockHash,
+    txHash: place.txHash,
+    batchIndex,
+  };
 }
 
-/** Split data into 32-byte words; null unless it is exactly `count` words. */
-function words(data: Hex, count: number): Hex[] | null {
-  if (hexByteLength(data) !== count * 32) return null;
-  return Array.from({ length: count }, (_, i) => `0x${data.slice(2 + i * 64, 2 + (i + 1) * 64)}` as Hex);
+const HEX_DATA = /^0x[0-9a-fA-F]*$/;
+
+/** Whether data is exactly `count` 32-byte words. */
+function isWords(data: Hex, count: number): boolean {
+  return data.length === 2 + count * 64 && HEX_DATA.test(data);
 }
 
-function decodeTransfer(log: RpcLog, place: Placement): TokenTransfer[] {
-  const [, t1, t2, t3] = log.topics;
-  if (log.topics.length === 3 && t1 && t2) {
-    const from = wordToAddress(t1);
-    const to = wordToAddress(t2);
-    const data = words(log.data, 1);
-    if (!from || !to || !data?.[0]) return [];
-    return [transfer(place, 'ERC-20', from, to, null, parseQuantity(data[0]))];
-  }
-  if (log.topics.length === 4 && t1 && t2 && t3) {
-    const from = wordToAddress(t1);
-    const to = wordToAddress(t2);
-    if (!from || !to || !/^0x[0-9a-fA-F]{64}$/.test(t3) || hexByteLength(log.data) !== 0) return [];
-    return [transfer(place, 'ERC-721', from, to, parseQuantity(t3), 1n)];
-  }
-  if (log.topics.length === 1) {
-    const data = words(log.data, 3);
-    const from = data?.[0] ? wordToAddress(data[0]) : null;
-    const to = data?.[1] ? wordToAddress(data[1]) : null;
-    if (!from || !to || !data?.[2]) return [];
-    return [transfer(place, 'ERC-721', from, to, parseQuantity(data[2]), 1n)];
-  }
-  return [];
+/** Word `i` of data already checked with isWords. */
+function word(data: Hex, i: number): Hex {
+  return `0x${data.slice(2 + i * 64, 2 + (i + 1) * 64)}`;
 }
 
-function decodeTransferSingle(log: RpcLog, place: Placement): TokenTransfer[] {
-  const [, , t2, t3] = log.topics;
-  const from = log.topics.length === 4 && t2 ? wordToAddress(t2) : null;
-  const to = log.topics.length === 4 && t3 ? wordToAddress(t3) : null;
-  const data = words(log.data, 2);
-  if (!from || !to || !data?.[0] || !data[1]) return [];
-  return [transfer(place, 'ERC-1155', from, to, parseQuantity(data[0]), parseQuantity(data[1]))];
+function decodeTransfer(log: RpcLog, place: Placement, out: TokenTransfer[]): void {
+  const { topics, data } = log;
+  if (topics.length === 3) {
+    const from = wordToAddress(topics[1]!);
+    const to = wordToAddress(topics[2]!);
+    // a single validated word is the amount itself: BigInt reads it without slicing
+    if (from && to && isWords(data, 1)) out.push(transfer(place, 'ERC-20', from, to, null, BigInt(data)));
+    return;
+  }
+  if (topics.length === 4) {
+    const from = wordToAddress(topics[1]!);
+    const to = wordToAddress(topics[2]!);
+    const id = topics[3]!;
+    if (from && to && isWords(id, 1) && data.length === 2 && HEX_DATA.test(data)) {
+      out.push(transfer(place, 'ERC-721', from, to, BigInt(id), 1n));
+    }
+    return;
+  }
+  if (topics.length === 1 && isWords(data, 3)) {
+    const from = wordToAddress(word(data, 0));
+    const to = wordToAddress(word(data, 1));
+    if (from && to) out.push(transfer(place, 'ERC-721', from, to, BigInt(word(data, 2)), 1n));
+  }
+}
+
+function decodeTransferSingle(log: RpcLog, place: Placement, out: TokenTransfer[]): void {
+  const { topics, data } = log;
+  if (topics.length !== 4 || !isWords(data, 2)) return;
+  const from = wordToAddress(topics[2]!);
+  const to = wordToAddress(topics[3]!);
+  if (from && to) out.push(transfer(place, 'ERC-1155', from, to, BigInt(word(data, 0)), BigInt(word(data, 1))));
 }
 
 const BATCH_PARAMETERS = [{ type: 'uint256[]' }, { type: 'uint256[]' }] as const;
 
-function decodeTransferBatch(log: RpcLog, place: Placement): TokenTransfer[] {
+function decodeTransferBatch(log: RpcLog, place: Placement, out: TokenTransfer[]): void {
   const [, , t2, t3] = log.topics;
   const from = log.topics.length === 4 && t2 ? wordToAddress(t2) : null;
   const to = log.topics.length === 4 && t3 ? wordToAddress(t3) : null;
-  if (!from || !to || hexByteLength(log.data) === null) return [];
+  if (!from || !to || hexByteLength(log.data) === null) return;
   let ids: readonly bigint[];
   let values: readonly bigint[];
   try {
     [ids, values] = decodeAbiParameters(BATCH_PARAMETERS, log.data);
   } catch {
-    return [];
+    return;
   }
-  if (ids.length !== values.length) return [];
-  return ids.map((id, i) => transfer(place, 'ERC-1155', from, to, id, values[i] ?? 0n, i));
+  if (ids.length !== values.length) return;
+  ids.forEach((id, i) => out.push(transfer(place, 'ERC-1155', from, to, id, values[i] ?? 0n, i)));
 }
 
-function decodeWrappedNative(log: RpcLog, place: Placement, minting: boolean): TokenTransfer[] {
-  const [, t1] = log.topics;
-  const account = log.topics.length === 2 && t1 ? wordToAddress(t1) : null;
-  const data = words(log.data, 1);
-  if (!account || !data?.[0]) return [];
-  const value = parseQuantity(data[0]);
-  return [
+function decodeWrappedNative(log: RpcLog, place: Placement, minting: boolean, out: TokenTransfer[]): void {
+  const account = log.topics.length === 2 ? wordToAddress(log.topics[1]!) : null;
+  if (!account || !isWords(log.data, 1)) return;
+  const value = BigInt(log.data);
+  out.push(
     minting
       ? transfer(place, 'ERC-20', ZERO_ADDRESS, account, null, value)
       : transfer(place, 'ERC-20', account, ZERO_ADDRESS, null, value),
-  ];
+  );
 }
 
-/** Transfers in one log (several for an ERC-1155 batch, none for anything else). */
-export function decodeTokenTransfer(log: RpcLog, wrappedNativeTokens: ReadonlySet<string> = new Set()): TokenTransfer[] {
+/** Appends the transfers in one log to `out` (several for an ERC-1155 batch, none for anything else). */
+function decodeInto(log: RpcLog, wrappedNativeTokens: ReadonlySet<string>, out: TokenTransfer[]): void {
   // Pending logs have no position yet; removed logs were reorged out.
   if (log.removed || log.blockNumber === null || log.blockHash === null || log.transactionHash === null || log.logIndex === null) {
-    return [];
+    return;
   }
   const topic0 = log.topics[0]?.toLowerCase();
-  if (topic0 === undefined) return [];
+  if (topic0 === undefined) return;
   const place: Placement = {
     token: lowerHex(log.address),
     logIndex: toSafeNumber(parseQuantity(log.logIndex), 'log index'),
@@ -166,21 +183,32 @@ export function decodeTokenTransfer(log: RpcLog, wrappedNativeTokens: ReadonlySe
   };
   switch (topic0) {
     case TRANSFER_TOPIC:
-      return decodeTransfer(log, place);
+      return decodeTransfer(log, place, out);
     case TRANSFER_SINGLE_TOPIC:
-      return decodeTransferSingle(log, place);
+      return decodeTransferSingle(log, place, out);
     case TRANSFER_BATCH_TOPIC:
-      return decodeTransferBatch(log, place);
+      return decodeTransferBatch(log, place, out);
     case DEPOSIT_TOPIC:
-      return wrappedNativeTokens.has(place.token) ? decodeWrappedNative(log, place, true) : [];
+      if (wrappedNativeTokens.has(place.token)) decodeWrappedNative(log, place, true, out);
+      return;
     case WITHDRAWAL_TOPIC:
-      return wrappedNativeTokens.has(place.token) ? decodeWrappedNative(log, place, false) : [];
+      if (wrappedNativeTokens.has(place.token)) decodeWrappedNative(log, place, false, out);
+      return;
     default:
-      return [];
+      return;
   }
+}
+
+/** Transfers in one log (several for an ERC-1155 batch, none for anything else). */
+export function decodeTokenTransfer(log: RpcLog, wrappedNativeTokens: ReadonlySet<string> = new Set()): TokenTransfer[] {
+  const out: TokenTransfer[] = [];
+  decodeInto(log, wrappedNativeTokens, out);
+  return out;
 }
 
 export function decodeTokenTransfers(logs: readonly RpcLog[], options: DecodeTokenTransfersOptions = {}): TokenTransfer[] {
   const wrapped = new Set([...(options.wrappedNativeTokens ?? [])].map((a) => a.toLowerCase()));
-  return logs.flatMap((log) => decodeTokenTransfer(log, wrapped));
+  const out: TokenTransfer[] = [];
+  for (const log of logs) decodeInto(log, wrapped, out);
+  return out;
 }

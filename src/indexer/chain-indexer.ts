@@ -15,6 +15,7 @@ import { pruneRecordedChanges, writeBatch } from './write-batch.js';
 import { reconcileBalances } from './reconcile.js';
 import { findCommonAncestor, rollBackTo, type Logger } from './reorg.js';
 import { WrappedNativeTokens } from './wrapped-native.js';
+import { RecentAddresses } from './recent-addresses.js';
 import type { IndexerMetrics } from './metrics.js';
 
 export interface ChainIndexerOptions {
@@ -61,6 +62,7 @@ export class ChainIndexer {
   private batchBlocks: number;
   private traces: Promise<boolean> | null;
   private ahead: Range[] = [];
+  private readonly recentAddresses = new RecentAddresses();
 
   constructor(private readonly options: ChainIndexerOptions) {
     this.db = options.db;
@@ -116,7 +118,9 @@ export class ChainIndexer {
           }
           continue;
         }
-        const negative = await writeBatch(this.db, this.chain.chainId, batch);
+        const addresses = this.recentAddresses.unseen(batch.addresses);
+        const negative = await writeBatch(this.db, this.chain.chainId, batch, addresses);
+        this.recentAddresses.remember(addresses);
         await this.reconcileAfter(batch, negative);
         await this.afterBatch(batch, head, Date.now() - started);
         parent = batch.blocks[batch.blocks.length - 1]!.hash;

@@ -32,20 +32,32 @@ export interface TransformOptions {
   recordAbove: bigint;
 }
 
-const key = (token: Hex, holder: Hex, tokenId: bigint | null) => `${token}|${holder}|${tokenId ?? ''}`;
-
 class DeltaSum {
-  readonly sums = new Map<string, BalanceDelta>();
+  /** in order of first appearance */
+  private readonly entries: BalanceDelta[] = [];
+  // token → holder (with the id, for ERC-1155) → entry: no key string is built per transfer for
+  // the common case, and the token level is shared by all of a token's holders.
+  private readonly byToken = new Map<Hex, Map<string, BalanceDelta>>();
   add(token: Hex, holder: Hex, tokenId: bigint | null, delta: bigint): void {
     // The zero address is where mints come from and burns go: never a holder.
     if (holder === ZERO_ADDRESS || delta === 0n) return;
-    const k = key(token, holder, tokenId);
-    const entry = this.sums.get(k);
-    if (entry) entry.delta += delta;
-    else this.sums.set(k, { token, holder, tokenId, delta });
+    let byHolder = this.byToken.get(token);
+    if (byHolder === undefined) {
+      byHolder = new Map();
+      this.byToken.set(token, byHolder);
+    }
+    const k = tokenId === null ? holder : `${holder}|${tokenId}`;
+    const entry = byHolder.get(k);
+    if (entry) {
+      entry.delta += delta;
+    } else {
+      const created: BalanceDelta = { token, holder, tokenId, delta };
+      byHolder.set(k, created);
+      this.entries.push(created);
+    }
   }
   nonZero(): BalanceDelta[] {
-    return [...this.sums.values()].filter((d) => d.delta !== 0n);
+    return this.entries.filter((d) => d.delta !== 0n);
   }
 }
 
@@ -73,14 +85,19 @@ export function transformBatch(
       addresses.add(t.token);
       // Balances are per id only for ERC-1155; an ERC-721 balance is the count of NFTs held.
       const id = t.tokenType === 'ERC-1155' ? t.tokenId : null;
-      batch.add(t.token, t.from, id, -t.value);
+      const sent = -t.value;
+      batch.add(t.token, t.from, id, sent);
       batch.add(t.token, t.to, id, t.value);
-      perBlock?.add(t.token, t.from, id, -t.value);
+      perBlock?.add(t.token, t.from, id, sent);
       perBlock?.add(t.token, t.to, id, t.value);
       if (t.from !== ZERO_ADDRESS) addresses.add(t.from);
       if (t.to !== ZERO_ADDRESS) addresses.add(t.to);
     }
-    if (perBlock) for (const d of perBlock.nonZero()) blockDeltas.push({ ...d, blockNumber: row.number });
+    if (perBlock) {
+      for (const d of perBlock.nonZero()) {
+        blockDeltas.push({ token: d.token, holder: d.holder, tokenId: d.tokenId, delta: d.delta, blockNumber: row.number });
+      }
+    }
   }
   const from = blocks[0]?.number ?? 0n;
   const to = blocks[blocks.length - 1]?.number ?? -1n;

@@ -1,5 +1,5 @@
 import type { Database, Queryable } from '../db/client.js';
-import type { TokenType } from '../db/rows.js';
+import type { Hex, TokenType } from '../db/rows.js';
 import { upsertBlocks } from '../db/queries/write-blocks.js';
 import { applyBalanceDeltas, pruneBalanceChanges, recordBalanceChanges, type BalanceKey } from '../db/queries/write-balances.js';
 import { addUncheckedAddresses } from '../db/queries/write-addresses.js';
@@ -20,15 +20,21 @@ async function insertNewTokens(db: Queryable, chainId: number, tokens: Map<strin
 /**
  * Writes one batch and the progress marker in one transaction: after a crash at any moment
  * either all of the batch is there and the marker says so, or none of it is.
+ * `addresses`: those of the batch's addresses that may not be in `addresses` yet.
  * Returns the balances that went negative, for reconciliation.
  */
-export async function writeBatch(db: Database, chainId: number, batch: IndexBatch): Promise<BalanceKey[]> {
+export async function writeBatch(
+  db: Database,
+  chainId: number,
+  batch: IndexBatch,
+  addresses: readonly Hex[] = [...batch.addresses],
+): Promise<BalanceKey[]> {
   return db.transaction(async (tx) => {
     await insertNewTokens(tx, chainId, batch.tokens);
     await upsertBlocks(tx, batch.blocks);
     const negative = await applyBalanceDeltas(tx, chainId, batch.to, batch.deltas);
     await recordBalanceChanges(tx, chainId, batch.blockDeltas);
-    await addUncheckedAddresses(tx, chainId, [...batch.addresses]);
+    await addUncheckedAddresses(tx, chainId, addresses);
     await updateChangesFrom(tx, chainId, batch);
     await setIndexedBlock(tx, chainId, batch.to);
     return negative;
