@@ -29,26 +29,36 @@ export class Registry {
     this.loadedAt = Date.now();
   }
 
-  private async fresh(): Promise<void> {
-    if (Date.now() - this.loadedAt < this.ttlMs) return;
+  /** A promise only when a refresh is due: the request path then costs no await at all. */
+  private due(): Promise<void> | null {
+    if (Date.now() - this.loadedAt < this.ttlMs) return null;
     this.loading ??= this.refresh().finally(() => {
       this.loading = null;
     });
-    await this.loading;
+    return this.loading;
   }
 
   async chain(chainId: number): Promise<ChainStatus | undefined> {
-    await this.fresh();
+    const refresh = this.due();
+    if (refresh) await refresh;
     return this.chains.get(chainId);
   }
 
   async allChains(): Promise<ChainStatus[]> {
-    await this.fresh();
+    const refresh = this.due();
+    if (refresh) await refresh;
     return [...this.chains.values()];
   }
 
-  async isRestricted(chainId: number, address: string): Promise<boolean> {
-    await this.fresh();
+  /** Whether any of `addresses` is restricted on the chain. */
+  async anyRestricted(chainId: number, addresses: readonly string[]): Promise<boolean> {
+    if (addresses.length === 0) return false;
+    const refresh = this.due();
+    if (refresh) await refresh;
+    return addresses.some((address) => this.restrictedNow(chainId, address));
+  }
+
+  private restrictedNow(chainId: number, address: string): boolean {
     const a = address.toLowerCase();
     return this.restricted.has(a) || this.restricted.has(`0:${a}`) || this.restricted.has(`${chainId}:${a}`);
   }

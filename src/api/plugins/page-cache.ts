@@ -69,6 +69,13 @@ export function pageCache(app: FastifyInstance, options: PageCacheOptions): void
   });
 }
 
+const API_KEY_PARAMETER = /[?&]apikey=[^&]*/i;
+
 function withoutApiKey(url: string): string {
-  return url.replace(/([?&])apikey=[^&]*&?/i, '$1').replace(/[?&]$/, '');
+  const found = API_KEY_PARAMETER.exec(url);
+  if (!found) return url;
+  // keep the separator before the parameter, drop the one after it
+  const rest = url.slice(found.index + found[0].length + 1);
+  const kept = url.slice(0, found.index + 1);
+  return rest === '' ? url.slice(0, found.index) : kept + rest;
 }

@@ -38,8 +38,7 @@ export function chainScope(app: FastifyInstance, registry: Registry, restrictedK
     const chain = /^[1-9][0-9]{0,15}$/.test(raw) ? await registry.chain(Number(raw)) : undefined;
     if (!chain) throw notFound();
     request.chain = chain;
-    const restricted = await Promise.all(scopedAddresses(request).map((a) => registry.isRestricted(chain.chainId, a)));
-    if (!restricted.includes(true)) return;
+    if (!(await registry.anyRestricted(chain.chainId, scopedAddresses(request)))) return;
     const key = (request.query as { key?: string }).key;
     if (restrictedKey === null || key !== restrictedKey) throw new HttpError(403, 'Restricted access');
   });
