@@ -2,6 +2,7 @@ import * as init from './001_init.js';
 import * as indexer from './002_indexer.js';
 import * as unclesByMiner from './003_uncles_by_miner.js';
 import * as addressTagsInline from './004_address_tags_inline.js';
+import * as addressesHashIndex from './005_addresses_hash_index.js';
 
 /** Ordered; a migration once released is never edited, only followed by a new one. */
 export const migrations: ReadonlyArray<{ id: string; sql: string }> = [
@@ -9,4 +10,5 @@ export const migrations: ReadonlyArray<{ id: string; sql: string }> = [
   { id: '002_indexer', sql: indexer.sql },
   { id: '003_uncles_by_miner', sql: unclesByMiner.sql },
   { id: '004_address_tags_inline', sql: addressTagsInline.sql },
+  { id: '005_addresses_hash_index', sql: addressesHashIndex.sql },
 ];
