@@ -15,7 +15,7 @@
  */
 import { createPublicClient, fallback, type PublicClient, type Transport } from 'viem';
 import type { Hex } from '../db/rows.js';
-import { backoffDelay, sleep, type BackoffPolicy } from './backoff.js';
+import { backoffDelay, sleep, unlessAborted, type BackoffPolicy } from './backoff.js';
 import { RequestAbortedError, RetriesExhaustedError, RpcTransportError, classifyFailure, toRpcError } from './errors.js';
 import { parseQuantity, toQuantity, toSafeNumber } from './hex.js';
 import { jsonRpcHttp } from './json-rpc-http.js';
@@ -158,7 +158,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
   // ... and one delay per failure, so the requests of a failed batch retry together and are
   // batched together again instead of trickling out one HTTP exchange each.
   const delays = new WeakMap<object, number>();
-  const context: RetryContext = { chainId: options.chainId, logger, policy, endpoints, logged, delays };
+  const context: RetryContext = { chainId: options.chainId, logger, policy, endpoints, logged, delays, waits: new WeakMap() };
 
   const transports = endpoints.map((endpoint) =>
     withUrlRetries(
@@ -206,7 +206,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
         if (soonestUp > delayMs) delayMs = Math.min(soonestUp, policy.maxRetryAfterMs);
         logOnce(context, error, 'warn', { method, round: round + 1, delayMs, reason: rpcError.message }, 'all RPC URLs failed; retrying');
         try {
-          await sleep(delayMs, signal);
+          await sharedSleep(context, error, delayMs, signal);
         } catch (abortReason) {
           throw new RequestAbortedError(`${method}: aborted`, { method, cause: abortReason });
         }
@@ -258,6 +258,22 @@ interface RetryContext {
   endpoints: Endpoint[];
   logged: WeakMap<object, Set<string>>;
   delays: WeakMap<object, number>;
+  waits: WeakMap<object, Promise<void>>;
+}
+
+/**
+ * One timer for every call that failed with the same error (the calls of one batch): they wake
+ * in the same tick and so travel as one batch again. Separate timers of equal length could
+ * straddle a millisecond and split the retry into several batches.
+ */
+function sharedSleep(context: RetryContext, error: unknown, delayMs: number, signal: AbortSignal | undefined): Promise<void> {
+  if (typeof error !== 'object' || error === null) return sleep(delayMs, signal);
+  let wait = context.waits.get(error);
+  if (wait === undefined) {
+    wait = sleep(delayMs);
+    context.waits.set(error, wait);
+  }
+  return unlessAborted(wait, signal);
 }
 
 function sharedDelay(context: RetryContext, error: unknown, compute: () => number): number {
@@ -307,7 +323,7 @@ function withUrlRetries(inner: Transport, endpoint: Endpoint, context: RetryCont
             { url: endpoint.label, method: args.method, attempt: attempt + 1, delayMs, reason: describe(error, args.method) },
             'RPC request failed; retrying',
           );
-          await sleep(delayMs, requestOptions?.signal);
+          await sharedSleep(context, error, delayMs, requestOptions?.signal);
         }
       }
     }) as typeof transport.request;
