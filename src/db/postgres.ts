@@ -30,16 +30,28 @@ export async function openPostgres(url: string, poolSize = 10): Promise<Database
     query: root.query,
     async transaction(fn) {
       const client = await classifyFailures(() => pool.connect());
+      // A checked-out client has no listener of the pool's: a connection lost between two of
+      // the transaction's statements would be an unhandled 'error' event and end the process.
+      // The lost connection fails the next statement instead, and the client is discarded.
+      let lost: Error | undefined;
+      const onError = (error: Error) => {
+        lost = error;
+      };
+      client.on('error', onError);
+      let failed: unknown;
       try {
-        await client.query('BEGIN');
+        await classifyFailures(() => client.query('BEGIN'));
         const result = await fn(wrap(client));
         await classifyFailures(() => client.query('COMMIT'));
         return result;
       } catch (error) {
+        failed = error;
         await client.query('ROLLBACK').catch(() => undefined);
         throw error;
       } finally {
-        client.release();
+        client.off('error', onError);
+        // a client whose transaction failed may be broken: the pool opens a fresh one instead
+        client.release(lost ?? (failed === undefined ? undefined : true));
       }
     },
     exec: async (sql) => {
