@@ -11,7 +11,8 @@ import type { Hex } from '../db/rows.js';
 import { sleep } from './backoff.js';
 import { receiptsMismatch } from './block-row.js';
 import { detectOnce } from './capabilities.js';
-import { BlockNotAvailableError, RequestAbortedError, isMethodNotSupported } from './errors.js';
+import { isMethodNotSupported } from './classify-failure.js';
+import { BlockNotAvailableError, RequestAbortedError } from './errors.js';
 import type { BlockRef, RpcClient } from './rpc.js';
 import type { RpcBlock, RpcReceipt } from './rpc-types.js';
 

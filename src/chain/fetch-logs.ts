@@ -1,12 +1,13 @@
 /**
  * eth_getLogs over a block range of any length, in spans the node accepts. Providers cap a query
  * by block span, by result count or by response size, and say so in their own words; a refusal
- * (recognised in ./errors.ts) halves the span, or jumps to the span the provider suggests, and
+ * (recognised in ./classify-failure.ts) halves the span, or jumps to the span the provider suggests, and
  * success grows it again. The span is remembered between calls when the caller passes the same
  * AdaptiveLogSpan, so a chain's indexer learns its node's limits once.
  */
 import type { Hex } from '../db/rows.js';
-import { LogRangeTooLargeError, RetriesExhaustedError, RpcTransportError, classifyFailure } from './errors.js';
+import { classifyFailure } from './classify-failure.js';
+import { LogRangeTooLargeError, RetriesExhaustedError, RpcTransportError } from './errors.js';
 import { toQuantity } from './hex.js';
 import type { RpcClient } from './rpc.js';
 import type { RpcLog } from './rpc-types.js';

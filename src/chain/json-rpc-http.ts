@@ -10,7 +10,7 @@
  * parsing the request again, parsing the response, rebuilding it into a `Response` and viem
  * decoding and parsing it a second time, a sizeable share of the indexer's CPU (BENCHMARKS.md).
  * Failures are reported with viem's own error classes, built as its `http` transport builds
- * them, so that classification (./errors.ts) and viem's `fallback` see no difference.
+ * them, so that classification (./classify-failure.ts) and viem's `fallback` see no difference.
  */
 import { createTransport, HttpRequestError, RpcRequestError, TimeoutError, type EIP1193RequestFn, type Transport } from 'viem';
 import { BodyTooLargeError, MalformedResponseError, WrongResponseIdError } from './errors.js';

@@ -16,7 +16,8 @@
 import { createPublicClient, fallback, type PublicClient, type Transport } from 'viem';
 import type { Hex } from '../db/rows.js';
 import { backoffDelay, sleep, unlessAborted, type BackoffPolicy } from './backoff.js';
-import { RequestAbortedError, RetriesExhaustedError, RpcTransportError, classifyFailure, toRpcError } from './errors.js';
+import { classifyFailure, toRpcError } from './classify-failure.js';
+import { RequestAbortedError, RetriesExhaustedError, RpcTransportError } from './errors.js';
 import { parseQuantity, toQuantity, toSafeNumber } from './hex.js';
 import { jsonRpcHttp } from './json-rpc-http.js';
 import type { BlockTag, RpcBlock, RpcLog, RpcLogFilter, RpcReceipt } from './rpc-types.js';

@@ -8,7 +8,7 @@
  */
 import type { Reward } from '../db/rows.js';
 import { detectOnce } from './capabilities.js';
-import { isMethodNotSupported } from './errors.js';
+import { isMethodNotSupported } from './classify-failure.js';
 import { lowerHex, parseQuantity } from './hex.js';
 import { blockParam, type RpcClient } from './rpc.js';
 import type { RpcCallFrame, RpcTraceBlockEntry } from './rpc-types.js';

@@ -1,14 +1,7 @@
 import { HttpRequestError, RpcRequestError, TimeoutError } from 'viem';
 import { describe, expect, it } from 'vitest';
-import {
-  LogRangeTooLargeError,
-  MethodNotSupportedError,
-  RpcHttpError,
-  RpcTransportError,
-  classifyFailure,
-  parseRetryAfter,
-  toRpcError,
-} from './errors.js';
+import { classifyFailure, parseRetryAfter, toRpcError } from './classify-failure.js';
+import { LogRangeTooLargeError, MethodNotSupportedError, RpcHttpError, RpcTransportError } from './errors.js';
 
 const rpcError = (code: number, message: string) =>
   new RpcRequestError({ body: { method: 'eth_getLogs' }, error: { code, message }, url: 'http://node' });
