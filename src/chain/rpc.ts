@@ -156,10 +156,9 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
   // One log line per failure, not one per request of the failed batch: all of them receive the
   // same error object.
   const logged = new WeakMap<object, Set<string>>();
-  // ... and one delay per failure, so the requests of a failed batch retry together and are
-  // batched together again instead of trickling out one HTTP exchange each.
-  const delays = new WeakMap<object, number>();
-  const context: RetryContext = { chainId: options.chainId, logger, policy, endpoints, logged, delays, waits: new WeakMap() };
+  // ... and one wait per failure (sharedSleep), so the requests of a failed batch retry together
+  // and are batched together again instead of trickling out one HTTP exchange each.
+  const context: RetryContext = { chainId: options.chainId, logger, policy, endpoints, logged, urlWaits: new WeakMap(), roundWaits: new WeakMap() };
 
   const transports = endpoints.map((endpoint) =>
     withUrlRetries(
@@ -202,12 +201,12 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
         if (kind !== 'transient') throw rpcError;
         if (round + 1 >= maxRounds) throw new RetriesExhaustedError(round + 1, rpcError, { method });
         // Keep growing the delay across rounds, and honour the shortest Retry-After.
-        let delayMs = sharedDelay(context, error, () => backoffDelay(policy.attemptsPerUrl + round, policy));
+        let delayMs = backoffDelay(policy.attemptsPerUrl + round, policy);
         const soonestUp = Math.min(...endpoints.map((e) => e.notBefore)) - Date.now();
         if (soonestUp > delayMs) delayMs = Math.min(soonestUp, policy.maxRetryAfterMs);
         logOnce(context, error, 'warn', { method, round: round + 1, delayMs, reason: rpcError.message }, 'all RPC URLs failed; retrying');
         try {
-          await sharedSleep(context, error, delayMs, signal);
+          await sharedSleep(context.roundWaits, error, delayMs, signal);
         } catch (abortReason) {
           throw new RequestAbortedError(`${method}: aborted`, { method, cause: abortReason });
         }
@@ -258,33 +257,25 @@ interface RetryContext {
   policy: RetryPolicy;
   endpoints: Endpoint[];
   logged: WeakMap<object, Set<string>>;
-  delays: WeakMap<object, number>;
-  waits: WeakMap<object, Promise<void>>;
+  // per level: an error rethrown from the URL level to the round level must not find its old wait
+  urlWaits: WeakMap<object, Promise<void>>;
+  roundWaits: WeakMap<object, Promise<void>>;
 }
 
 /**
- * One timer for every call that failed with the same error (the calls of one batch): they wake
- * in the same tick and so travel as one batch again. Separate timers of equal length could
- * straddle a millisecond and split the retry into several batches.
+ * One timer for every call that failed with the same error (the calls of one batch), with the
+ * delay of the first of them (the one whose log line is written): they wake in the same tick
+ * and so travel as one batch again. Separate timers, even of equal length, could straddle a
+ * millisecond and split the retry into several batches.
  */
-function sharedSleep(context: RetryContext, error: unknown, delayMs: number, signal: AbortSignal | undefined): Promise<void> {
+function sharedSleep(waits: WeakMap<object, Promise<void>>, error: unknown, delayMs: number, signal: AbortSignal | undefined): Promise<void> {
   if (typeof error !== 'object' || error === null) return sleep(delayMs, signal);
-  let wait = context.waits.get(error);
+  let wait = waits.get(error);
   if (wait === undefined) {
     wait = sleep(delayMs);
-    context.waits.set(error, wait);
+    waits.set(error, wait);
   }
   return unlessAborted(wait, signal);
-}
-
-function sharedDelay(context: RetryContext, error: unknown, compute: () => number): number {
-  if (typeof error !== 'object' || error === null) return compute();
-  let delay = context.delays.get(error);
-  if (delay === undefined) {
-    delay = compute();
-    context.delays.set(error, delay);
-  }
-  return delay;
 }
 
 /** Wraps one URL's transport so that transient faults are retried on that URL first. */
@@ -316,7 +307,7 @@ function withUrlRetries(inner: Transport, endpoint: Endpoint, context: RetryCont
             if (endpoints.length > 1) logOnce(context, error, 'info', { url: endpoint.label, method: args.method, reason: describe(error, args.method) }, 'RPC URL failing; trying the next one');
             throw error;
           }
-          const delayMs = waitMs ?? sharedDelay(context, error, () => backoffDelay(attempt, policy));
+          const delayMs = waitMs ?? backoffDelay(attempt, policy);
           logOnce(
             context,
             error,
@@ -324,7 +315,7 @@ function withUrlRetries(inner: Transport, endpoint: Endpoint, context: RetryCont
             { url: endpoint.label, method: args.method, attempt: attempt + 1, delayMs, reason: describe(error, args.method) },
             'RPC request failed; retrying',
           );
-          await sharedSleep(context, error, delayMs, requestOptions?.signal);
+          await sharedSleep(context.urlWaits, error, delayMs, requestOptions?.signal);
         }
       }
     }) as typeof transport.request;
