@@ -5,7 +5,7 @@
  * reports to the parent over IPC.
  */
 import { setMaxListeners } from 'node:events';
-import { createRpcClient } from '../src/chain/rpc.js';
+import { createRpcClient } from '../src/rpc/client.js';
 import { openDatabase, type Database, type Queryable } from '../src/db/client.js';
 import { ensureChain } from '../src/db/queries/chains.js';
 import { ChainIndexer } from '../src/indexer/chain-indexer.js';

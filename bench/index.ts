@@ -3,7 +3,7 @@
  * holders, mined by several validators (src/devnet generateBulk); then, in one run,
  *   (a) the fetch ceiling: a bare loop pulling the same blocks (with transactions) and receipts
  *       (with the logs) over batched JSON-RPC as fast as the node gives them, and the same through
- *       the project's chain layer (src/chain) without any database;
+ *       the project's chain layer (src/rpc and src/evm) without any database;
  *   (b) the real ChainIndexer indexing block 0 → head into PostgreSQL, and
  *   (c) into PGlite (a file data directory, the default engine),
  * each indexing run in a child process that samples its own RSS every 100 ms.
@@ -19,8 +19,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Address } from 'viem';
-import { createRpcClient } from '../src/chain/rpc.js';
-import { fetchBlocksWithReceipts } from '../src/chain/fetch-blocks.js';
+import { createRpcClient } from '../src/rpc/client.js';
+import { fetchBlocksWithReceipts } from '../src/evm/fetch-blocks.js';
 import { openDatabase } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { connectDevnet, deriveAddress, generateBulk, startAnvil, type BulkResult } from '../src/devnet/index.js';
@@ -222,7 +222,7 @@ async function tuneBareFetch(url: string, head: bigint): Promise<FetchRun[]> {
   return grid;
 }
 
-/** The indexer's own fetch path (src/chain: viem batching, retries, receipts checks), no database. */
+/** The indexer's own fetch path (src/rpc + src/evm: viem batching, retries, receipts checks), no database. */
 async function chainLayerFetch(url: string, head: bigint): Promise<{ events: number; ms: number }> {
   const rpc = createRpcClient({ chainId: CHAIN_ID, urls: [url] });
   const started = performance.now();

@@ -1,10 +1,10 @@
 import type { ChainConfig } from '../config/config.js';
 import { ConfigError } from '../config/config.js';
-import type { RpcClient } from '../chain/rpc.js';
-import { fetchBlocksWithReceipts } from '../chain/fetch-blocks.js';
-import { detectTraceMethod, fetchBlockTraceSummary } from '../chain/traces.js';
-import { sleep } from '../chain/backoff.js';
-import { BlockNotAvailableError } from '../chain/errors.js';
+import type { RpcClient } from '../rpc/client.js';
+import { fetchBlocksWithReceipts } from '../evm/fetch-blocks.js';
+import { detectTraceMethod, fetchBlockTraceSummary } from '../evm/traces.js';
+import { sleep } from '../rpc/backoff.js';
+import { BlockNotAvailableError } from '../rpc/errors.js';
 import type { Database } from '../db/client.js';
 import { isConnectionFailure } from '../db/unavailable.js';
 import type { Hex } from '../db/rows.js';

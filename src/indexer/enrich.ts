@@ -1,7 +1,7 @@
-import type { RpcClient } from '../chain/rpc.js';
-import { fetchTokenMetadata } from '../chain/token-metadata.js';
-import { detectProxies } from '../chain/proxy.js';
-import { sleep } from '../chain/backoff.js';
+import type { RpcClient } from '../rpc/client.js';
+import { fetchTokenMetadata } from '../evm/token-metadata.js';
+import { detectProxies } from '../evm/proxy.js';
+import { sleep } from '../rpc/backoff.js';
 import type { Database } from '../db/client.js';
 import type { AddressRow, Hex, TokenRow } from '../db/rows.js';
 import { saveTokenMetadata, tokensWithoutMetadata } from '../db/queries/write-tokens.js';

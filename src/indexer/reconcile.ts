@@ -1,5 +1,5 @@
 import { decodeFunctionResult, encodeFunctionData, parseAbi } from 'viem';
-import type { RpcClient } from '../chain/rpc.js';
+import type { RpcClient } from '../rpc/client.js';
 import type { Database } from '../db/client.js';
 import type { BalanceRow } from '../db/rows.js';
 import type { BalanceKey } from '../db/queries/write-balances.js';

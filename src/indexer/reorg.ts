@@ -1,4 +1,4 @@
-import type { RpcClient, RpcLogger } from '../chain/rpc.js';
+import type { RpcClient, RpcLogger } from '../rpc/client.js';
 import type { Database } from '../db/client.js';
 import {
   applyBalanceDeltas,

@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { createRpcClient } from '../chain/rpc.js';
+import { createRpcClient } from '../rpc/client.js';
 import type { Database } from '../db/client.js';
 import type { ChainConfig } from '../config/config.js';
 import { ChainIndexer } from './chain-indexer.js';

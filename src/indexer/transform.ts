@@ -1,8 +1,8 @@
-import type { BlockWithReceipts } from '../chain/fetch-blocks.js';
-import { buildBlockRow } from '../chain/block-row.js';
-import type { BlockTraceSummary } from '../chain/traces.js';
-import { decodeTokenTransfers, type TokenTransfer } from '../chain/token-events.js';
-import { ZERO_ADDRESS } from '../chain/hex.js';
+import type { BlockWithReceipts } from '../evm/fetch-blocks.js';
+import { buildBlockRow } from '../evm/block-row.js';
+import type { BlockTraceSummary } from '../evm/traces.js';
+import { decodeTokenTransfers, type TokenTransfer } from '../evm/token-events.js';
+import { ZERO_ADDRESS } from '../evm/hex.js';
 import type { BlockRow, Hex, TokenType } from '../db/rows.js';
 import type { BalanceDelta } from '../db/queries/write-balances.js';
 

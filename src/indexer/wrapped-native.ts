@@ -1,9 +1,9 @@
-import type { RpcClient } from '../chain/rpc.js';
-import { callOrNull } from '../chain/rpc.js';
-import { DEPOSIT_TOPIC, WITHDRAWAL_TOPIC } from '../chain/token-events.js';
-import { TOKEN_SELECTORS } from '../chain/token-metadata.js';
-import type { RpcLog } from '../chain/rpc-types.js';
-import { hexByteLength } from '../chain/hex.js';
+import type { RpcClient } from '../rpc/client.js';
+import { callOrNull } from '../rpc/client.js';
+import { DEPOSIT_TOPIC, WITHDRAWAL_TOPIC } from '../evm/token-events.js';
+import { TOKEN_SELECTORS } from '../evm/token-metadata.js';
+import type { RpcLog } from '../rpc/types.js';
+import { hexByteLength } from '../evm/hex.js';
 import type { Hex } from '../db/rows.js';
 
 /**

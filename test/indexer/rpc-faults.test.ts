@@ -9,9 +9,9 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRpcClient } from '../../src/chain/rpc.js';
-import { fetchLogs } from '../../src/chain/fetch-logs.js';
-import { TRANSFER_TOPIC } from '../../src/chain/token-events.js';
+import { createRpcClient } from '../../src/rpc/client.js';
+import { fetchLogs } from '../../src/rpc/get-logs.js';
+import { TRANSFER_TOPIC } from '../../src/evm/token-events.js';
 import type { Queryable } from '../../src/db/client.js';
 import type { Hex } from '../../src/db/rows.js';
 import { generateBulk } from '../../src/devnet/bulk.js';

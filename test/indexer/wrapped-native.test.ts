@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseEther } from 'viem';
-import { createRpcClient } from '../../src/chain/rpc.js';
+import { createRpcClient } from '../../src/rpc/client.js';
 import { contracts } from '../../src/devnet/artifacts.js';
 import { WrappedNativeTokens } from '../../src/indexer/wrapped-native.js';
 import { useTestNode } from '../support/anvil.js';

@@ -7,7 +7,7 @@
 import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChainConfig } from '../../src/config/config.js';
-import { createRpcClient, type RetryPolicy, type RpcClient } from '../../src/chain/rpc.js';
+import { createRpcClient, type RetryPolicy, type RpcClient } from '../../src/rpc/client.js';
 import type { Database, Queryable } from '../../src/db/client.js';
 import type { Hex } from '../../src/db/rows.js';
 import { ensureChain } from '../../src/db/queries/chains.js';

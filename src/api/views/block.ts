@@ -1,7 +1,7 @@
 import type { ValidatedBlock } from '../../db/queries/blocks.js';
 import { addressView } from './address.js';
 import { checksum } from './checksum.js';
-import { burntFeesPercentage, gasTargetPercentage, gasUsedPercentage } from '../../chain/block-percentages.js';
+import { burntFeesPercentage, gasTargetPercentage, gasUsedPercentage } from './block-percentages.js';
 
 /** ISO 8601 UTC with six fractional digits, as the reference prints it. */
 export function isoTimestamp(seconds: bigint): string {

@@ -5,7 +5,7 @@ import { commonOptions } from '../with-runtime.js';
 import { startApi } from './serve.js';
 import { startIndexers } from '../../indexer/run.js';
 import { verifyChainId } from '../../indexer/chain-indexer.js';
-import { createRpcClient } from '../../chain/rpc.js';
+import { createRpcClient } from '../../rpc/client.js';
 import { ensureChain } from '../../db/queries/chains.js';
 import { startDemo } from '../demo.js';
 import { demoKey, printBanner } from '../banner.js';

@@ -9,7 +9,7 @@ import {
   detectProxies,
   minimalProxyImplementation,
 } from './proxy.js';
-import { createRpcClient } from './rpc.js';
+import { createRpcClient } from '../rpc/client.js';
 
 const address = (byte: string) => `0x${byte.repeat(20)}` as Hex;
 const word = (addr: Hex) => `0x${addr.slice(2).padStart(64, '0')}` as Hex;

@@ -18,9 +18,9 @@ import type { Hex } from '../db/rows.js';
 import { backoffDelay, sleep, unlessAborted, type BackoffPolicy } from './backoff.js';
 import { classifyFailure, toRpcError } from './classify-failure.js';
 import { RequestAbortedError, RetriesExhaustedError, RpcTransportError } from './errors.js';
-import { parseQuantity, toQuantity, toSafeNumber } from './hex.js';
+import { parseQuantity, toQuantity, toSafeNumber } from './quantity.js';
 import { jsonRpcHttp } from './json-rpc-http.js';
-import type { BlockTag, RpcBlock, RpcLog, RpcLogFilter, RpcReceipt } from './rpc-types.js';
+import type { BlockTag, RpcBlock, RpcLog, RpcLogFilter, RpcReceipt } from './types.js';
 
 /** The subset of pino's logger this layer uses. */
 export interface RpcLogger {

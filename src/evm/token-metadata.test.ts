@@ -2,7 +2,7 @@ import { encodeAbiParameters, stringToHex } from 'viem';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ReplayRpcError, startReplayServer, type ReplayServer } from '../../test/support/replay-rpc.js';
 import type { Hex } from '../db/rows.js';
-import { createRpcClient } from './rpc.js';
+import { createRpcClient } from '../rpc/client.js';
 import { TOKEN_SELECTORS, decodeDecimalsResult, decodeStringResult, fetchTokenMetadata } from './token-metadata.js';
 
 const MKR = '0x9f8f72aa9304c8b593d555f12ef6589cc3a579a2';

@@ -5,9 +5,9 @@
  * a failure only makes that field null.
  */
 import type { Hex } from '../db/rows.js';
-import { mapInRounds } from './concurrency.js';
+import { mapInRounds } from '../rpc/concurrency.js';
 import { hexByteLength, lowerHex } from './hex.js';
-import { callOrNull, type BlockRef, type RpcClient } from './rpc.js';
+import { callOrNull, type BlockRef, type RpcClient } from '../rpc/client.js';
 
 export interface TokenMetadata {
   name: string | null;

@@ -2,7 +2,7 @@ import { keccak256, toHex } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { fixtureResult } from '../../test/support/replay-rpc.js';
 import type { Hex } from '../db/rows.js';
-import type { RpcBlock, RpcLog, RpcReceipt, RpcTransaction } from './rpc-types.js';
+import type { RpcBlock, RpcLog, RpcReceipt, RpcTransaction } from '../rpc/types.js';
 import {
   DEPOSIT_TOPIC,
   TOKEN_EVENT_TOPICS,

@@ -9,9 +9,10 @@
  *                      with the gas price standing in for missing fields (0 without base fee)
  */
 import type { ArbitrumBlockFields, BlockRow, Hex, Reward } from '../db/rows.js';
-import { InconsistentChainDataError } from './errors.js';
-import { lowerHex, padHex, parseOptionalQuantity, parseQuantity, toSafeNumber } from './hex.js';
-import type { RpcBlock, RpcReceipt, RpcTransaction } from './rpc-types.js';
+import { InconsistentChainDataError } from '../rpc/errors.js';
+import { lowerHex, padHex } from './hex.js';
+import { parseOptionalQuantity, parseQuantity, toSafeNumber } from '../rpc/quantity.js';
+import type { RpcBlock, RpcReceipt, RpcTransaction } from '../rpc/types.js';
 import { REWARD_TYPE, type BlockTraceSummary } from './traces.js';
 
 export interface BlockRowOptions {

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixtureResult, startReplayServer, type ReplayServer, type ReplayServerOptions } from '../../test/support/replay-rpc.js';
 import { buildBlockRow } from './block-row.js';
-import { BlockNotAvailableError } from './errors.js';
+import { BlockNotAvailableError } from '../rpc/errors.js';
 import { fetchBlocksWithReceipts, fetchBlockWithReceipts } from './fetch-blocks.js';
-import { createRpcClient } from './rpc.js';
-import type { RpcReceipt } from './rpc-types.js';
+import { createRpcClient } from '../rpc/client.js';
+import type { RpcReceipt } from '../rpc/types.js';
 
 const servers: ReplayServer[] = [];
 afterEach(async () => {

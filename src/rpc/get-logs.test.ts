@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixtureResult, startReplayServer, type ReplayServer, type ReplayServerOptions } from '../../test/support/replay-rpc.js';
 import { LogRangeTooLargeError, RpcResponseError } from './errors.js';
-import { AdaptiveLogSpan, fetchLogs, iterateLogs, type LogQuery } from './fetch-logs.js';
-import { createRpcClient, type RpcClientOptions } from './rpc.js';
-import type { RpcLog } from './rpc-types.js';
-import { tokenEventTopicsFilter } from './token-events.js';
+import { AdaptiveLogSpan, fetchLogs, iterateLogs, type LogQuery } from './get-logs.js';
+import { createRpcClient, type RpcClientOptions } from './client.js';
+import type { RpcLog } from './types.js';
+import { tokenEventTopicsFilter } from '../evm/token-events.js';
 
 const recorded = fixtureResult<RpcLog[]>('ethereum-mainnet/logs-16000000-16000003.erc20-transfers.eth_getLogs.json');
 const query: LogQuery = { fromBlock: 16_000_000n, toBlock: 16_000_003n, topics: tokenEventTopicsFilter() };

@@ -8,9 +8,9 @@
 import type { Hex } from '../db/rows.js';
 import { classifyFailure } from './classify-failure.js';
 import { LogRangeTooLargeError, RetriesExhaustedError, RpcTransportError } from './errors.js';
-import { toQuantity } from './hex.js';
-import type { RpcClient } from './rpc.js';
-import type { RpcLog } from './rpc-types.js';
+import { toQuantity } from './quantity.js';
+import type { RpcClient } from './client.js';
+import type { RpcLog } from './types.js';
 
 export interface LogQuery {
   fromBlock: bigint;

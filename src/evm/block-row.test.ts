@@ -4,10 +4,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { fixtureResult } from '../../test/support/replay-rpc.js';
-import { gasTargetPercentage, gasUsedPercentage, burntFeesPercentage } from './block-percentages.js';
+import { gasTargetPercentage, gasUsedPercentage, burntFeesPercentage } from '../api/views/block-percentages.js';
 import { blockHeaderFields, blockRewards, buildBlockRow, computeBlockFees } from './block-row.js';
-import { InconsistentChainDataError } from './errors.js';
-import type { RpcBlock, RpcReceipt, RpcTraceBlockEntry } from './rpc-types.js';
+import { InconsistentChainDataError } from '../rpc/errors.js';
+import type { RpcBlock, RpcReceipt, RpcTraceBlockEntry } from '../rpc/types.js';
 import { summarizeTraceBlock } from './traces.js';
 
 const ETH = 10n ** 18n;

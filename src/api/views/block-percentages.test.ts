@@ -3,7 +3,7 @@
  * 201 block objects, percentages printed as shortest round-trip doubles.
  */
 import { describe, expect, it } from 'vitest';
-import { readFixture } from '../../test/support/replay-rpc.js';
+import { readFixture } from '../../../test/support/replay-rpc.js';
 import { burntFeesPercentage, gasTargetPercentage, gasUsedPercentage } from './block-percentages.js';
 
 interface RecordedBlock {

@@ -8,13 +8,13 @@
  * it is polled until it appears, never skipped, since a skipped block would be a hole in the index.
  */
 import type { Hex } from '../db/rows.js';
-import { sleep } from './backoff.js';
+import { sleep } from '../rpc/backoff.js';
 import { receiptsMismatch } from './block-row.js';
-import { detectOnce } from './capabilities.js';
-import { isMethodNotSupported } from './classify-failure.js';
-import { BlockNotAvailableError, RequestAbortedError } from './errors.js';
-import type { BlockRef, RpcClient } from './rpc.js';
-import type { RpcBlock, RpcReceipt } from './rpc-types.js';
+import { detectOnce } from '../rpc/capabilities.js';
+import { isMethodNotSupported } from '../rpc/classify-failure.js';
+import { BlockNotAvailableError, RequestAbortedError } from '../rpc/errors.js';
+import type { BlockRef, RpcClient } from '../rpc/client.js';
+import type { RpcBlock, RpcReceipt } from '../rpc/types.js';
 
 export interface BlockWithReceipts {
   block: RpcBlock;

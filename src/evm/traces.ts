@@ -7,11 +7,12 @@
  * not. Which one works is detected once per chain.
  */
 import type { Reward } from '../db/rows.js';
-import { detectOnce } from './capabilities.js';
-import { isMethodNotSupported } from './classify-failure.js';
-import { lowerHex, parseQuantity } from './hex.js';
-import { blockParam, type RpcClient } from './rpc.js';
-import type { RpcCallFrame, RpcTraceBlockEntry } from './rpc-types.js';
+import { detectOnce } from '../rpc/capabilities.js';
+import { isMethodNotSupported } from '../rpc/classify-failure.js';
+import { lowerHex } from './hex.js';
+import { parseQuantity } from '../rpc/quantity.js';
+import { blockParam, type RpcClient } from '../rpc/client.js';
+import type { RpcCallFrame, RpcTraceBlockEntry } from '../rpc/types.js';
 
 export interface BlockTraceSummary {
   /** null when the trace output has no reward entries (proof of stake, L2s, geth tracing) */

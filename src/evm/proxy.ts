@@ -10,9 +10,9 @@
  */
 import { keccak256, toHex } from 'viem';
 import type { Hex, ProxyType } from '../db/rows.js';
-import { mapInRounds } from './concurrency.js';
+import { mapInRounds } from '../rpc/concurrency.js';
 import { hexByteLength, lowerHex, wordToAddress, ZERO_ADDRESS } from './hex.js';
-import { callOrNull, type BlockRef, type RpcClient } from './rpc.js';
+import { callOrNull, type BlockRef, type RpcClient } from '../rpc/client.js';
 
 export interface ProxyInfo {
   isContract: boolean;

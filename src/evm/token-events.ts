@@ -13,8 +13,9 @@
  */
 import { decodeAbiParameters, toEventSelector } from 'viem';
 import type { Hex, TokenType } from '../db/rows.js';
-import { hexByteLength, lowerHex, parseQuantity, toSafeNumber, wordToAddress, ZERO_ADDRESS } from './hex.js';
-import type { RpcLog } from './rpc-types.js';
+import { hexByteLength, lowerHex, wordToAddress, ZERO_ADDRESS } from './hex.js';
+import { parseQuantity, toSafeNumber } from '../rpc/quantity.js';
+import type { RpcLog } from '../rpc/types.js';
 
 export const TRANSFER_TOPIC = toEventSelector('Transfer(address,address,uint256)');
 export const TRANSFER_SINGLE_TOPIC = toEventSelector('TransferSingle(address,address,address,uint256,uint256)');

@@ -10,8 +10,8 @@ import {
   RpcResponseError,
   RpcTransportError,
 } from './errors.js';
-import { createRpcClient, redactUrl, type RpcClientOptions, type RpcLogger } from './rpc.js';
-import type { RpcBlock } from './rpc-types.js';
+import { createRpcClient, redactUrl, type RpcClientOptions, type RpcLogger } from './client.js';
+import type { RpcBlock } from './types.js';
 
 const BLOCK_18M = 'ethereum-mainnet/block-18000000.eth_getBlockByNumber.full.json';
 const fast = { baseDelayMs: 2, maxDelayMs: 20, jitter: 0.5 };
