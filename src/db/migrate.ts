@@ -5,7 +5,8 @@ import { migrations } from './migrations/index.js';
 // (an indexer and many API servers) apply the migrations exactly once.
 const MIGRATION_LOCK = 7_231_447_001;
 
-export async function migrate(db: Database): Promise<string[]> {
+/** Applies the migrations not applied yet (`list`: a prefix of them, for upgrade tests). */
+export async function migrate(db: Database, list: ReadonlyArray<{ id: string; sql: string }> = migrations): Promise<string[]> {
   return db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     await tx.query(
@@ -13,7 +14,7 @@ export async function migrate(db: Database): Promise<string[]> {
     );
     const done = new Set((await tx.query<{ id: string }>('SELECT id FROM schema_migrations')).map((r) => r.id));
     const applied: string[] = [];
-    for (const migration of migrations) {
+    for (const migration of list) {
       if (done.has(migration.id)) continue;
       for (const statement of splitStatements(migration.sql)) await tx.query(statement);
       await tx.query('INSERT INTO schema_migrations (id) VALUES ($1)', [migration.id]);

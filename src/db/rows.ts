@@ -7,60 +7,6 @@ export type Hex = `0x${string}`;
 
 export type TokenType = 'ERC-20' | 'ERC-721' | 'ERC-1155';
 
-export interface Reward {
-  /** wei */
-  reward: bigint;
-  /** e.g. "Miner Reward", "Uncle Reward", "Emission Reward", "validator" */
-  type: string;
-  address: Hex;
-}
-
-export interface ArbitrumBlockFields {
-  batch_number: number | null;
-  status: string | null;
-  batch_data_container: string | null;
-  commitment_transaction: { hash: string | null; status: string | null; timestamp: string | null } | null;
-  confirmation_transaction: { hash: string | null; status: string | null; timestamp: string | null } | null;
-  delayed_messages: number | null;
-  l1_block_number: number | null;
-  send_count: number | null;
-  send_root: string | null;
-}
-
-export interface BlockRow {
-  chainId: number;
-  number: bigint;
-  hash: Hex;
-  parentHash: Hex;
-  /** 8-byte hex, e.g. 0x0000000000000000 */
-  nonce: Hex;
-  /** unix seconds */
-  timestamp: bigint;
-  miner: Hex;
-  size: bigint;
-  difficulty: bigint;
-  /** null when the node does not report it */
-  totalDifficulty: bigint | null;
-  gasLimit: bigint;
-  gasUsed: bigint;
-  /** null before EIP-1559 */
-  baseFeePerGas: bigint | null;
-  burntFees: bigint;
-  priorityFee: bigint;
-  transactionFees: bigint;
-  transactionsCount: number;
-  /** null when the node has no traces */
-  internalTransactionsCount: number | null;
-  /** null when the block has no withdrawals field */
-  withdrawalsCount: number | null;
-  rewards: Reward[];
-  uncleHashes: Hex[];
-  /** false for orphaned (reorged-out) blocks and uncles */
-  consensus: boolean;
-  isUncle: boolean;
-  arbitrum: ArbitrumBlockFields | null;
-}
-
 export interface TokenRow {
   chainId: number;
   address: Hex;

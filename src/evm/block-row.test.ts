@@ -67,7 +67,6 @@ describe('buildBlockRow on Ethereum mainnet', () => {
       internalTransactionsCount: null,
       consensus: true,
       isUncle: false,
-      arbitrum: null,
     });
     // After the merge there is no reward trace: one validator entry equal to the priority fee.
     expect(row.rewards).toEqual([
@@ -125,7 +124,7 @@ describe('buildBlockRow on Arbitrum Sepolia', () => {
   const block = fixtureResult<RpcBlock>('arbitrum-sepolia/block-185232421.eth_getBlockByNumber.full.json');
   const receipts = fixtureResult<RpcReceipt[]>('arbitrum-sepolia/block-185232421.eth_getBlockReceipts.json');
 
-  it('185,232,421: fees = burnt, no priority fee, arbitrum fields from the node', () => {
+  it('185,232,421: fees = burnt, no priority fee', () => {
     const row = buildBlockRow(block, receipts, null, { chainId: 421614 });
     expect(row.transactionFees).toBe(97_735_000_000_000n);
     expect(row.burntFees).toBe(97_735_000_000_000n);
@@ -133,24 +132,12 @@ describe('buildBlockRow on Arbitrum Sepolia', () => {
     expect(row.gasUsed).toBe(977_350n);
     expect(row.nonce).toBe('0x00000000001b4ee7');
     expect(row.miner).toBe('0xa4b000000000000000000073657175656e636572');
-    expect(row.arbitrum).toEqual({
-      l1_block_number: 0x897f00,
-      send_count: 0x1a7e4,
-      send_root: '0x724ad28bff9d9f11caae988e3c78a0951dd3d01ec9e568e6f134afb27d8f413c',
-      delayed_messages: 1_789_671,
-      batch_number: null,
-      status: null,
-      batch_data_container: null,
-      commitment_transaction: null,
-      confirmation_transaction: null,
-    });
     expect(row.rewards).toEqual([{ type: 'validator', reward: 0n, address: row.miner }]);
   });
 
-  it('genesis: zero Arbitrum fields and an empty block', () => {
+  it('genesis: an empty block', () => {
     const genesis = fixtureResult<RpcBlock>('arbitrum-sepolia/block-0.eth_getBlockByNumber.full.json');
     const row = buildBlockRow(genesis, [], null, { chainId: 421614 });
-    expect(row.arbitrum).toMatchObject({ l1_block_number: 0, send_count: 0, delayed_messages: 1 });
     expect(row).toMatchObject({ transactionFees: 0n, burntFees: 0n, priorityFee: 0n, transactionsCount: 0 });
     expect(burntFeesPercentage(row.burntFees, row.transactionFees)).toBeNull();
     expect(gasTargetPercentage(row.gasUsed, row.gasLimit)).toBe(-100);
@@ -174,7 +161,6 @@ describe('block 508,110 (Frontier, Parity node) with its trace_block', () => {
       transactionsCount: 2,
       withdrawalsCount: null,
       uncleHashes: block.uncles,
-      arbitrum: null,
     });
     expect(blockHeaderFields(block).uncleHashes).toHaveLength(1);
   });

@@ -8,10 +8,11 @@
  *   priority_fee     = Σ receipt.gasUsed × min(maxFee − baseFee, maxPriorityFee)
  *                      with the gas price standing in for missing fields (0 without base fee)
  */
-import type { ArbitrumBlockFields, BlockRow, Hex, Reward } from '../db/rows.js';
+import type { Hex } from '../db/rows.js';
+import type { BlockRow, Reward } from '../db/model/block.js';
 import { InconsistentChainDataError } from '../rpc/errors.js';
 import { lowerHex, padHex } from './hex.js';
-import { parseOptionalQuantity, parseQuantity, toSafeNumber } from '../rpc/quantity.js';
+import { parseOptionalQuantity, parseQuantity } from '../rpc/quantity.js';
 import type { RpcBlock, RpcReceipt, RpcTransaction } from '../rpc/types.js';
 import { REWARD_TYPE, type BlockTraceSummary } from './traces.js';
 
@@ -51,7 +52,6 @@ export type BlockHeaderFields = Pick<
   | 'transactionsCount'
   | 'withdrawalsCount'
   | 'uncleHashes'
-  | 'arbitrum'
 >;
 
 function transactionHash(tx: RpcTransaction | Hex): string {
@@ -117,26 +117,6 @@ export function computeBlockFees(block: RpcBlock, receipts: readonly RpcReceipt[
   return { transactionFees, burntFees, priorityFee };
 }
 
-/** Arbitrum Nitro blocks carry their L1 position; null for any other chain's block. */
-export function arbitrumFields(block: RpcBlock): ArbitrumBlockFields | null {
-  if (block.l1BlockNumber === undefined && block.sendCount === undefined && block.sendRoot === undefined) return null;
-  const optionalNumber = (value: Hex | undefined, what: string): number | null =>
-    value === undefined ? null : toSafeNumber(parseQuantity(value), what);
-  return {
-    // Batch data comes from the parent chain, which this layer does not read: unknown yet.
-    batch_number: null,
-    status: null,
-    batch_data_container: null,
-    commitment_transaction: null,
-    confirmation_transaction: null,
-    // Nitro stores the number of delayed (L1 → L2) messages read in the nonce field.
-    delayed_messages: block.nonce ? toSafeNumber(parseQuantity(block.nonce), 'delayed messages') : null,
-    l1_block_number: optionalNumber(block.l1BlockNumber, 'l1 block number'),
-    send_count: optionalNumber(block.sendCount, 'send count'),
-    send_root: block.sendRoot === undefined ? null : lowerHex(block.sendRoot),
-  };
-}
-
 /** Fields that come from the header alone (no receipts, no traces). */
 export function blockHeaderFields(block: RpcBlock): BlockHeaderFields {
   const miner = block.miner ?? block.author;
@@ -157,7 +137,6 @@ export function blockHeaderFields(block: RpcBlock): BlockHeaderFields {
     transactionsCount: block.transactions.length,
     withdrawalsCount: block.withdrawals ? block.withdrawals.length : null,
     uncleHashes: (block.uncles ?? []).map(lowerHex),
-    arbitrum: arbitrumFields(block),
   };
 }
 
@@ -183,12 +162,15 @@ export function blockRewards(
   return rewards;
 }
 
+/** The block's row as every EVM chain has it; a chain kind's extra fields are added by the caller. */
+export type EvmBlockRow = Omit<BlockRow, 'chainFields'>;
+
 export function buildBlockRow(
   block: RpcBlock,
   receipts: readonly RpcReceipt[],
   traces: BlockTraceSummary | null,
   options: BlockRowOptions,
-): BlockRow {
+): EvmBlockRow {
   const header = blockHeaderFields(block);
   const fees = computeBlockFees(block, receipts);
   return {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixtureResult, startReplayServer, type ReplayServer, type ReplayServerOptions } from '../../test/support/replay-rpc.js';
-import type { Reward } from '../db/rows.js';
+import type { Reward } from '../db/model/block.js';
 import { createRpcClient } from '../rpc/client.js';
 import type { RpcCallFrame, RpcTraceBlockEntry } from '../rpc/types.js';
 import { detectTraceMethod, fetchBlockTraceSummary, summarizeCallTraces, summarizeTraceBlock } from './traces.js';

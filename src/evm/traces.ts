@@ -6,7 +6,7 @@
  * which also lists rewards, or geth's `debug_traceBlockByNumber` with the callTracer, which does
  * not. Which one works is detected once per chain.
  */
-import type { Reward } from '../db/rows.js';
+import type { Reward } from '../db/model/block.js';
 import { detectOnce } from '../rpc/capabilities.js';
 import { isMethodNotSupported } from '../rpc/classify-failure.js';
 import { lowerHex } from './hex.js';

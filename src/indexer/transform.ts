@@ -3,7 +3,9 @@ import { buildBlockRow } from '../evm/block-row.js';
 import type { BlockTraceSummary } from '../evm/traces.js';
 import { decodeTokenTransfers, type TokenTransfer } from '../evm/token-events.js';
 import { ZERO_ADDRESS } from '../evm/hex.js';
-import type { BlockRow, Hex, TokenType } from '../db/rows.js';
+import type { Hex, TokenType } from '../db/rows.js';
+import type { BlockRow } from '../db/model/block.js';
+import { chainFieldsOf } from '../chains/index.js';
 import type { BalanceDelta } from '../db/queries/write-balances.js';
 
 /** What one batch of blocks contributes to the database, before any I/O. */
@@ -72,7 +74,7 @@ export function transformBatch(
   const blocks: BlockRow[] = [];
   let transfers = 0;
   for (const { block, receipts, traces } of fetched) {
-    const row = buildBlockRow(block, receipts, traces, { chainId: options.chainId });
+    const row: BlockRow = { ...buildBlockRow(block, receipts, traces, { chainId: options.chainId }), chainFields: chainFieldsOf(block) };
     blocks.push(row);
     addresses.add(row.miner);
     // Per-block sums only for blocks a rollback may undo: in a long backfill, almost none.

@@ -5,11 +5,17 @@ import { availableEngines } from '../support/databases.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { addressOf, blockRow, hashOf } from '../support/seed.js';
 import { assertWire, blocksPageSchema } from './wire-schema.js';
+import { fixtureResult } from '../support/replay-rpc.js';
+import { chainFieldsOf } from '../../src/chains/index.js';
+import type { RpcBlock } from '../../src/rpc/types.js';
 
 const CHAIN = 10;
 const MINER = addressOf(1, 'miner');
 const OTHER = addressOf(2, 'miner');
 const EMPTY_MINER = addressOf(3, 'miner');
+const SEQUENCER = addressOf(4, 'miner');
+// a real Arbitrum Sepolia header: its kind's fields as the indexer stores them
+const arbitrumHeader = fixtureResult<RpcBlock>('arbitrum-sepolia/block-185232421.eth_getBlockByNumber.full.json');
 
 describe.each(await availableEngines())('blocks-validated on %s', (engine) => {
   let api: TestApi;
@@ -33,6 +39,7 @@ describe.each(await availableEngines())('blocks-validated on %s', (engine) => {
         rewards: [{ reward: 5n * 10n ** 18n, type: 'Miner Reward', address: EMPTY_MINER }],
         uncleHashes: [hashOf(1, 'uncle')],
       }),
+      blockRow(CHAIN, 300, SEQUENCER, { chainFields: chainFieldsOf(arbitrumHeader) }),
     ]);
   });
   afterAll(() => api?.close());
@@ -117,6 +124,22 @@ describe.each(await availableEngines())('blocks-validated on %s', (engine) => {
       internal_transactions_count: 0,
       rewards: [{ reward: '5000000000000000000', type: 'Miner Reward', address_hash: empty.miner.hash }],
       uncles_hashes: [{ hash: hashOf(1, 'uncle') }],
+    });
+  });
+
+  it('a block with a chain kind\'s header fields carries that kind\'s object (Arbitrum: nine fields)', async () => {
+    const res = await validated(SEQUENCER);
+    assertWire(blocksPageSchema, res.body);
+    expect(res.body.items[0].arbitrum).toEqual({
+      batch_number: null,
+      status: null,
+      batch_data_container: null,
+      commitment_transaction: null,
+      confirmation_transaction: null,
+      delayed_messages: Number(BigInt(arbitrumHeader.nonce!)),
+      l1_block_number: Number(BigInt(arbitrumHeader.l1BlockNumber!)),
+      send_count: Number(BigInt(arbitrumHeader.sendCount!)),
+      send_root: arbitrumHeader.sendRoot!.toLowerCase(),
     });
   });
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BlockRow, Hex } from '../../src/db/rows.js';
+import type { Hex } from '../../src/db/rows.js';
+import type { BlockRow } from '../../src/db/model/block.js';
 import { ensureChain } from '../../src/db/queries/chains.js';
 import { createApiKey } from '../../src/db/queries/api-keys.js';
 import { putBalances, upsertTokens } from '../../src/db/queries/write-tokens.js';

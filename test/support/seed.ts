@@ -1,6 +1,7 @@
 import { keccak256, toHex } from 'viem';
 import type { Queryable } from '../../src/db/client.js';
-import type { BlockRow, Hex } from '../../src/db/rows.js';
+import type { Hex } from '../../src/db/rows.js';
+import type { BlockRow } from '../../src/db/model/block.js';
 
 /** A deterministic, distinct address for index i (not sorted in i order). */
 export function addressOf(i: number, salt = 'holder'): Hex {
@@ -42,7 +43,7 @@ export function blockRow(chainId: number, number: number, miner: Hex, overrides:
     uncleHashes: [],
     consensus: true,
     isUncle: false,
-    arbitrum: null,
+    chainFields: null,
     ...overrides,
   };
 }

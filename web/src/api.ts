@@ -1,56 +1,21 @@
-// Only the fields the page reads are typed: the API sends more, and may add fields.
+// The server's own response types (its schemas), so the page is checked against what it is sent.
+import type { AddressObject } from '../../src/api/schemas/address.js';
+import type { BlockObject } from '../../src/api/schemas/blocks.js';
+import type { HolderItem } from '../../src/api/schemas/holders.js';
+import type { TokenObject } from '../../src/api/schemas/tokens.js';
+import type { Static } from '@sinclair/typebox';
 
-export interface Tag {
-  display_name: string;
-  label: string;
-}
-
-export interface Address {
-  hash: string;
-  name: string | null;
-  ens_domain_name: string | null;
-  is_contract: boolean;
-  is_scam: boolean;
-  proxy_type: string | null;
-  implementations: { address_hash: string; name: string | null }[];
-  metadata: { tags: { name: string; slug: string; ordinal: number; tagType: string }[] } | null;
-  public_tags: Tag[];
-}
-
-export interface Token {
-  address_hash: string;
-  name: string | null;
-  symbol: string | null;
-  decimals: string | null;
-  type: string;
-  holders_count: string;
-  total_supply: string | null;
-}
+export type Address = AddressObject;
+export type Tag = Address['public_tags'][number];
+export type Token = TokenObject;
+export type Holder = Static<typeof HolderItem>;
+export type Block = BlockObject;
 
 export type Params = Record<string, string | number>;
 
 export interface Page<T> {
   items: T[];
   next_page_params: Params | null;
-}
-
-export interface Holder {
-  address: Address;
-  token_id: string | null;
-  value: string;
-}
-
-export interface Block {
-  height: number;
-  hash: string;
-  timestamp: string;
-  type: string;
-  miner: Address;
-  gas_limit: string;
-  gas_used: string;
-  gas_used_percentage: number;
-  transaction_fees: string;
-  transactions_count: number;
 }
 
 export interface Health {

@@ -3,16 +3,12 @@ import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../../db/client.js';
 import type { Hex } from '../../db/rows.js';
 import { findToken } from '../../db/queries/holders.js';
-import { AuthQuery, ChainParams, errorResponses, Nullable } from '../schemas/common.js';
+import { AuthQuery, ChainParams, errorResponses } from '../schemas/common.js';
+import { TokenCounters } from '../schemas/tokens.js';
 import { notFound } from '../http-error.js';
 
 const CountersQuery = Type.Object({ apikey: AuthQuery.apikey, key: AuthQuery.key }, { additionalProperties: false });
 type CountersQuery = Static<typeof CountersQuery>;
-
-const TokenCounters = Type.Object({
-  token_holders_count: Type.String(),
-  transfers_count: Nullable(Type.String({ description: 'not counted here: always null' })),
-});
 
 /**
  * The reference's token counters, so clients (the CLI export's progress bar) learn the holder

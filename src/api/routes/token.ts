@@ -3,36 +3,13 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { Queryable } from '../../db/client.js';
 import type { Hex } from '../../db/rows.js';
 import { findToken } from '../../db/queries/holders.js';
-import { AuthQuery, ChainParams, Nullable, errorResponses } from '../schemas/common.js';
+import { AuthQuery, ChainParams, errorResponses } from '../schemas/common.js';
+import { TokenObject } from '../schemas/tokens.js';
 import { checksum } from '../views/checksum.js';
 import { notFound } from '../http-error.js';
 
 const TokenQuery = Type.Object({ apikey: AuthQuery.apikey, key: AuthQuery.key }, { additionalProperties: false });
 type TokenQuery = Static<typeof TokenQuery>;
-
-/**
- * The reference's token object, field for field (its recorded response has all thirteen): big
- * numbers and counts are strings there, so they are here; market data is always null, as no
- * price feed is indexed.
- */
-export const TokenObject = Type.Object(
-  {
-    address: Type.String({ description: 'EIP-55 checksummed; older alias of address_hash' }),
-    address_hash: Type.String({ description: 'EIP-55 checksummed' }),
-    circulating_market_cap: Nullable(Type.String()),
-    decimals: Nullable(Type.String({ description: 'integer as a string, as the reference sends it' })),
-    exchange_rate: Nullable(Type.String()),
-    holders: Type.String({ description: 'older alias of holders_count' }),
-    holders_count: Type.String({ description: 'addresses with a positive balance, burn address excluded' }),
-    icon_url: Nullable(Type.String()),
-    name: Nullable(Type.String()),
-    symbol: Nullable(Type.String()),
-    total_supply: Nullable(Type.String({ description: 'in base units; null when the contract does not report it' })),
-    type: Type.String({ description: 'ERC-20, ERC-721 or ERC-1155' }),
-    volume_24h: Nullable(Type.String()),
-  },
-  { additionalProperties: false },
-);
 
 export function tokenRoute(app: FastifyInstance, db: Queryable): void {
   app.get<{ Params: ChainParams; Querystring: TokenQuery }>(

@@ -1,5 +1,5 @@
-import { Type } from '@sinclair/typebox';
-import { Nullable } from './common.js';
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable, SharedRef } from './common.js';
 
 const Tag = Type.Object({
   address_hash: Type.String(),
@@ -37,3 +37,6 @@ export const AddressObject = Type.Object(
   },
   { $id: 'Address', additionalProperties: false },
 );
+
+export const AddressRef = SharedRef(AddressObject);
+export type AddressObject = Static<typeof AddressObject>;

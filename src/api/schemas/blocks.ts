@@ -1,5 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { AuthQuery, Nullable } from './common.js';
+import { AuthQuery, Nullable, SharedRef } from './common.js';
+import { AddressRef } from './address.js';
+import { chainKindProperties } from '../../chains/index.js';
 
 export const BlocksValidatedQuery = Type.Object(
   {
@@ -10,22 +12,7 @@ export const BlocksValidatedQuery = Type.Object(
 );
 export type BlocksValidatedQuery = Static<typeof BlocksValidatedQuery>;
 
-const L1Transaction = Nullable(
-  Type.Object({ hash: Nullable(Type.String()), status: Nullable(Type.String()), timestamp: Nullable(Type.String()) }),
-);
-
-export const ArbitrumObject = Type.Object({
-  batch_number: Nullable(Type.Integer()),
-  status: Nullable(Type.String()),
-  batch_data_container: Nullable(Type.String()),
-  commitment_transaction: L1Transaction,
-  confirmation_transaction: L1Transaction,
-  delayed_messages: Nullable(Type.Integer()),
-  l1_block_number: Nullable(Type.Integer()),
-  send_count: Nullable(Type.Integer()),
-  send_root: Nullable(Type.String()),
-});
-
+/** The block object (spec 2.5); a chain kind's property (e.g. `arbitrum`) only on its chains. */
 export const BlockObject = Type.Object(
   {
     hash: Type.String(),
@@ -34,7 +21,7 @@ export const BlockObject = Type.Object(
     nonce: Type.String(),
     timestamp: Type.String({ format: 'date-time' }),
     type: Type.String({ description: 'block, uncle or reorg' }),
-    miner: Type.Ref('Address'),
+    miner: AddressRef,
     size: Type.Integer(),
     difficulty: Type.String(),
     total_difficulty: Nullable(Type.String()),
@@ -54,17 +41,19 @@ export const BlockObject = Type.Object(
     is_pending_update: Type.Boolean(),
     rewards: Type.Array(Type.Object({ reward: Type.String(), type: Type.String(), address_hash: Type.String() })),
     uncles_hashes: Type.Array(Type.Object({ hash: Type.String() })),
-    arbitrum: Type.Optional(ArbitrumObject),
+    ...chainKindProperties(),
   },
   { $id: 'Block' },
 );
+export type BlockObject = Static<typeof BlockObject>;
 
 export const BlocksValidatedPage = Type.Object(
   {
-    items: Type.Array(Type.Ref('Block')),
+    items: Type.Array(SharedRef(BlockObject)),
     next_page_params: Nullable(
       Type.Object({ block_number: Type.Integer(), items_count: Type.Integer(), key: Type.Optional(Type.String()) }),
     ),
   },
   { $id: 'BlocksValidatedPage' },
 );
+export type BlocksValidatedPage = Static<typeof BlocksValidatedPage>;

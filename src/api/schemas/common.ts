@@ -5,6 +5,16 @@ export function Nullable<T extends TSchema>(schema: T) {
   return Type.Unsafe<T['static'] | null>({ ...schema, type: [schema.type, 'null'] });
 }
 
+/**
+ * A `$ref` to a shared schema (one definition in the OpenAPI document, one compiled serializer)
+ * that still types as the referenced schema, so views, the SDK and the web page are checked
+ * against it.
+ */
+export function SharedRef<T extends TSchema>(schema: T) {
+  if (schema.$id === undefined) throw new TypeError('a shared schema needs an $id');
+  return Type.Unsafe<Static<T>>(Type.Ref(schema.$id));
+}
+
 export const HASH_PATTERN = '^0x([A-Fa-f0-9]{40})$';
 export const Hash = Type.String({ pattern: HASH_PATTERN });
 

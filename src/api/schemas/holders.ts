@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AuthQuery, Hash, Nullable } from './common.js';
+import { AddressRef } from './address.js';
 
 export const HoldersQuery = Type.Object(
   {
@@ -17,15 +18,15 @@ export const HoldersQuery = Type.Object(
 );
 export type HoldersQuery = Static<typeof HoldersQuery>;
 
+export const HolderItem = Type.Object({
+  address: AddressRef,
+  token_id: Nullable(Type.String({ description: 'null except for ERC-1155 (and ERC-404)' })),
+  value: Type.String(),
+});
+
 export const HoldersPage = Type.Object(
   {
-    items: Type.Array(
-      Type.Object({
-        address: Type.Ref('Address'),
-        token_id: Nullable(Type.String()),
-        value: Type.String(),
-      }),
-    ),
+    items: Type.Array(HolderItem),
     next_page_params: Nullable(
       Type.Object({
         address_hash: Type.String(),
@@ -38,3 +39,4 @@ export const HoldersPage = Type.Object(
   },
   { $id: 'HoldersPage' },
 );
+export type HoldersPage = Static<typeof HoldersPage>;

@@ -1,4 +1,7 @@
 import type { ValidatedBlock } from '../../db/queries/blocks.js';
+import { blockType } from '../../db/model/block.js';
+import { chainFieldViews } from '../../chains/index.js';
+import type { BlockObject } from '../schemas/blocks.js';
 import { addressView } from './address.js';
 import { checksum } from './checksum.js';
 import { burntFeesPercentage, gasTargetPercentage, gasUsedPercentage } from './block-percentages.js';
@@ -9,7 +12,7 @@ export function isoTimestamp(seconds: bigint): string {
   return `${new Date(Number(seconds) * 1000).toISOString().slice(0, -1)}000Z`;
 }
 
-export function blockView(b: ValidatedBlock, elasticity: number) {
+export function blockView({ block: b, miner }: ValidatedBlock, elasticity: number): BlockObject {
   const transactionsCount = b.transactionsCount;
   return {
     hash: b.hash,
@@ -17,8 +20,8 @@ export function blockView(b: ValidatedBlock, elasticity: number) {
     parent_hash: b.parentHash,
     nonce: b.nonce,
     timestamp: isoTimestamp(b.timestamp),
-    type: b.type,
-    miner: addressView(b.miner),
+    type: blockType(b),
+    miner: addressView(miner),
     size: Number(b.size),
     difficulty: b.difficulty.toString(),
     total_difficulty: b.totalDifficulty === null ? null : b.totalDifficulty.toString(),
@@ -37,12 +40,12 @@ export function blockView(b: ValidatedBlock, elasticity: number) {
     internal_transactions_count: b.internalTransactionsCount,
     withdrawals_count: b.withdrawalsCount,
     is_pending_update: false,
-    rewards: b.rewards.map((r) => ({ reward: r.reward, type: r.type, address_hash: checksum(r.address_hash) })),
+    rewards: b.rewards.map((r) => ({ reward: r.reward.toString(), type: r.type, address_hash: checksum(r.address) })),
     uncles_hashes: b.uncleHashes.map((hash) => ({ hash })),
-    ...(b.arbitrum ? { arbitrum: b.arbitrum } : {}),
+    ...chainFieldViews(b.chainFields),
   };
 }
 
 export function blocksNextPageParams(last: ValidatedBlock, itemsCount: number, key: string | undefined) {
-  return { block_number: Number(last.number), items_count: itemsCount, ...(key !== undefined ? { key } : {}) };
+  return { block_number: Number(last.block.number), items_count: itemsCount, ...(key !== undefined ? { key } : {}) };
 }

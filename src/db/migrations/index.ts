@@ -3,6 +3,7 @@ import * as indexer from './002_indexer.js';
 import * as unclesByMiner from './003_uncles_by_miner.js';
 import * as addressTagsInline from './004_address_tags_inline.js';
 import * as addressesHashIndex from './005_addresses_hash_index.js';
+import * as blockChainFields from './006_block_chain_fields.js';
 
 /** Ordered; a migration once released is never edited, only followed by a new one. */
 export const migrations: ReadonlyArray<{ id: string; sql: string }> = [
@@ -11,4 +12,5 @@ export const migrations: ReadonlyArray<{ id: string; sql: string }> = [
   { id: '003_uncles_by_miner', sql: unclesByMiner.sql },
   { id: '004_address_tags_inline', sql: addressTagsInline.sql },
   { id: '005_addresses_hash_index', sql: addressesHashIndex.sql },
+  { id: '006_block_chain_fields', sql: blockChainFields.sql },
 ];

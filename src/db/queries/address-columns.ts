@@ -1,5 +1,4 @@
 import type { Hex } from '../rows.js';
-import { fromHexText } from '../hex.js';
 
 /**
  * What the API shows of an address, joined onto each page row by a LATERAL lookup (one
@@ -62,10 +61,10 @@ function asArray<T>(value: unknown): T[] {
   return [];
 }
 
-export function readAddress(hashHex: string, row: AddressColumns): AddressInfo {
+export function readAddress(hash: Hex, row: AddressColumns): AddressInfo {
   const known = row.a_is_contract !== null && row.a_is_contract !== undefined;
   return {
-    hash: fromHexText(hashHex),
+    hash,
     known,
     isContract: row.a_is_contract ?? false,
     proxyType: row.a_proxy_type,

@@ -1,6 +1,6 @@
 import type { Queryable } from '../client.js';
 import type { Hex, TokenType } from '../rows.js';
-import { toBytea } from '../hex.js';
+import { fromHexText, toBytea } from '../hex.js';
 import { addressLateralJoin, addressSelectColumns, readAddress, type AddressInfo, type AddressRowColumns } from './address-columns.js';
 
 /** Strictly-after position in (value DESC, holder DESC, token_id DESC) order. */
@@ -106,7 +106,7 @@ export async function holdersPage(
   return {
     tokenType,
     holders: rows.map((row) => ({
-      address: readAddress(row.holder, row),
+      address: readAddress(fromHexText(row.holder), row),
       tokenId: row.token_id === null ? null : BigInt(row.token_id),
       value: BigInt(row.value),
     })),

@@ -1,0 +1,83 @@
+/**
+ * The block: its stored columns, defined once. The row type, the indexer's bulk write, the page
+ * statement's select list and its row reader all derive from `blockColumns`; the wire object is
+ * `api/views/block.ts` over this row. A chain kind's extra header fields (Arbitrum's, say) live
+ * in `chainFields`, keyed by the kind (src/chains/), so the table needs no column per kind.
+ */
+import type { Hex } from '../rows.js';
+import { bool, bytes, column, int4, int8, int8Number, json, nullable, uint256, upsertStatement, type RowOf } from './columns.js';
+
+export interface Reward {
+  /** wei */
+  reward: bigint;
+  /** e.g. "Miner Reward", "Uncle Reward", "Emission Reward", "validator" */
+  type: string;
+  address: Hex;
+}
+
+/** As kept in `blocks.rewards` (and read by SQL, e.g. getminedblocks): amounts as decimal text. */
+export interface StoredReward {
+  reward: string;
+  type: string;
+  address_hash: string;
+}
+
+/** Each chain kind's own header fields, under the kind's key (e.g. `arbitrum`). */
+export type ChainFields = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+
+const rewards = json<Reward[], StoredReward[]>(
+  (list) => list.map((r) => ({ reward: r.reward.toString(), type: r.type, address_hash: r.address.toLowerCase() })),
+  (stored) => stored.map((r) => ({ reward: BigInt(r.reward), type: r.type, address: r.address_hash as Hex })),
+);
+
+export const blockColumns = {
+  chainId: column('chain_id', int8Number),
+  number: column('number', int8),
+  hash: column('hash', bytes),
+  parentHash: column('parent_hash', bytes),
+  /** 8-byte hex, e.g. 0x0000000000000000 */
+  nonce: column('nonce', bytes),
+  /** unix seconds */
+  timestamp: column('timestamp', int8),
+  miner: column('miner', bytes),
+  size: column('size', int8),
+  difficulty: column('difficulty', uint256),
+  /** null when the node does not report it */
+  totalDifficulty: nullable(column('total_difficulty', uint256)),
+  gasLimit: column('gas_limit', uint256),
+  gasUsed: column('gas_used', uint256),
+  /** null before EIP-1559 */
+  baseFeePerGas: nullable(column('base_fee_per_gas', uint256)),
+  burntFees: column('burnt_fees', uint256),
+  priorityFee: column('priority_fee', uint256),
+  transactionFees: column('transaction_fees', uint256),
+  transactionsCount: column('transactions_count', int4),
+  /** null when the node has no traces */
+  internalTransactionsCount: nullable(column('internal_transactions_count', int4)),
+  /** null when the block has no withdrawals field */
+  withdrawalsCount: nullable(column('withdrawals_count', int4)),
+  rewards: column('rewards', rewards),
+  uncleHashes: column('uncle_hashes', json<Hex[]>()),
+  /** false for orphaned (reorged-out) blocks and uncles */
+  consensus: column('consensus', bool),
+  isUncle: column('is_uncle', bool),
+  chainFields: nullable(column('chain_fields', json<ChainFields>())),
+} as const;
+
+export type BlockRow = RowOf<typeof blockColumns>;
+
+/**
+ * Blocks are written by hash: a block seen again (after a reorg, or with traces the first pass
+ * lacked) keeps its header and takes the new consensus flags, trace counts and rewards.
+ */
+export const upsertBlocksStatement = upsertStatement('blocks', blockColumns, {
+  conflict: '(chain_id, hash)',
+  update: ['consensus', 'isUncle', 'internalTransactionsCount', 'rewards'],
+});
+
+export type BlockType = 'block' | 'uncle' | 'reorg';
+
+/** The reference's `type`: consensus blocks are "block", orphans "reorg", uncles "uncle". */
+export function blockType(b: Pick<BlockRow, 'consensus' | 'isUncle'>): BlockType {
+  return b.consensus ? 'block' : b.isUncle ? 'uncle' : 'reorg';
+}
