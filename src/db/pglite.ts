@@ -15,7 +15,7 @@ export async function openPglite(dataDir: string | undefined, template?: Blob): 
   if (dataDir) {
     dir = join(dataDir, 'pgdata');
     mkdirSync(dir, { recursive: true });
-    unlock = lockDataDir(dataDir);
+    unlock = await lockDataDir(dataDir);
   }
   let pg: PGlite;
   try {

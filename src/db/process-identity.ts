@@ -1,0 +1,56 @@
+import { readFileSync, readlinkSync } from 'node:fs';
+import { hostname } from 'node:os';
+
+/**
+ * What names a process beyond its pid, which the kernel reuses and which means nothing in
+ * another container: the host, the kernel's boot, the pid namespace and the moment the process
+ * started. Linux exposes the last three in /proc; elsewhere they are null and only the pid and
+ * host are compared.
+ */
+export interface ProcessIdentity {
+  pid: number;
+  host: string;
+  /** /proc/sys/kernel/random/boot_id: changes at every boot */
+  bootId: string | null;
+  /** /proc/self/ns/pid, e.g. "pid:[4026531836]": differs between containers on one kernel */
+  pidNamespace: string | null;
+  /** field 22 of /proc/<pid>/stat: clock ticks after boot, unique per pid among live processes */
+  startTime: string | null;
+}
+
+const readOrNull = (read: () => string): string | null => {
+  try {
+    return read().trim();
+  } catch {
+    return null;
+  }
+};
+
+/** The start time of a live process in this pid namespace; null when gone or without /proc. */
+export function processStartTime(pid: number): string | null {
+  const stat = readOrNull(() => readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  if (stat === null) return null;
+  // the command name (field 2) is in parentheses and may itself hold spaces and parentheses
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return fields[19] ?? null; // field 22 counted from the state, which is field 3
+}
+
+/** Whether a process with this pid exists in this pid namespace (ours or another user's). */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export function currentProcess(): ProcessIdentity {
+  return {
+    pid: process.pid,
+    host: hostname(),
+    bootId: readOrNull(() => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8')),
+    pidNamespace: readOrNull(() => readlinkSync('/proc/self/ns/pid')),
+    startTime: processStartTime(process.pid),
+  };
+}
