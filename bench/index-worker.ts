@@ -5,6 +5,7 @@
  * reports to the parent over IPC.
  */
 import { setMaxListeners } from 'node:events';
+import { chainConfig } from '../src/config/config.js';
 import { createRpcClient } from '../src/rpc/client.js';
 import { openDatabase, type Database, type Queryable } from '../src/db/client.js';
 import { ensureChain } from '../src/db/queries/chains.js';
@@ -84,15 +85,7 @@ const db: Database = {
   close: () => raw.close(),
 };
 const rpc = createRpcClient({ chainId: config.chainId, urls: [config.rpcUrl], logger });
-const chain = {
-  chainId: config.chainId,
-  rpcUrls: [config.rpcUrl],
-  startBlock: 0n,
-  reorgWindow: 64,
-  elasticity: 2,
-  pollIntervalMs: 1_000,
-  rebasingTokens: [],
-};
+const chain = chainConfig(config.chainId, [config.rpcUrl]);
 
 const controller = new AbortController();
 setMaxListeners(0, controller.signal);

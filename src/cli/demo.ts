@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { startAnvil } from '../devnet/anvil.js';
 import { connectDevnet, type DevnetClient } from '../devnet/client.js';
 import { deployScenario, generateActivity, type DemoScenario } from '../devnet/scenario.js';
-import type { ChainConfig } from '../config/config.js';
+import { chainConfig, type ChainConfig } from '../config/config.js';
 
 export const DEMO_CHAIN_ID = 31337;
 
@@ -51,16 +51,10 @@ export async function startDemo(dataDir: string, pollIntervalMs = 500): Promise<
     }
     const activity = generateActivity(client, scenario, { blocksPerSecond: 1, miners: 5, onError: () => undefined });
     return {
-      chain: {
-        chainId: DEMO_CHAIN_ID,
-        rpcUrls: [anvil.url],
-        startBlock: 0n,
-        reorgWindow: 64,
-        elasticity: 2,
+      chain: chainConfig(DEMO_CHAIN_ID, [anvil.url], {
         pollIntervalMs,
-        rebasingTokens: [],
         wrappedNativeTokens: [scenario.weth.toLowerCase() as `0x${string}`],
-      },
+      }),
       scenario,
       miners: activity.miners,
       async stop() {

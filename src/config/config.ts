@@ -1,160 +1,104 @@
-import { readFileSync } from 'node:fs';
-import type { Hex } from '../db/rows.js';
+import { readConfigFile, type ConfigFile } from './config-file.js';
+import { ConfigError, parseText, type Setting } from './setting.js';
+import {
+  apiSettings, chainSettings, chainsSetting, configFileSetting, rootSettings,
+  type ApiSettings, type ChainEntryValue, type ChainSettings, type RootSettings,
+} from './settings.js';
 
-export interface ChainConfig {
+export { ConfigError } from './setting.js';
+
+export interface ChainConfig extends ChainSettings {
   chainId: number;
   /** first is primary, the rest are fallbacks tried in order */
   rpcUrls: string[];
-  startBlock: bigint;
-  /** blocks behind the head that may still be reorganised; deltas are kept this long */
-  reorgWindow: number;
-  /** EIP-1559 elasticity multiplier, for gas_target_percentage */
-  elasticity: number;
-  pollIntervalMs: number;
-  /** tokens whose balances change without events: always reconciled with balanceOf */
-  rebasingTokens: Hex[];
-  /** WETH-like tokens whose Deposit/Withdrawal events mint and burn (others are detected) */
-  wrappedNativeTokens?: Hex[];
 }
 
-export interface ApiConfig {
-  host: string;
-  port: number;
-  /** requests per second per key, unless the key has its own */
-  defaultRateLimit: number;
-  /** keys from the environment, for deployments that need no key management */
-  staticApiKeys: string[];
-  restrictedKey: string | null;
-  restrictedAddresses: Hex[];
-  redisUrl: string | null;
-  /** how long a served page may be reused while the indexed block is unchanged; 0: never */
-  pageCacheMs?: number;
-}
+export type ApiConfig = ApiSettings;
 
-export interface Config {
-  dataDir: string;
-  databaseUrl: string | null;
+export interface Config extends RootSettings {
   chains: ChainConfig[];
   api: ApiConfig;
-  logLevel: string;
 }
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
+/**
+ * The CLI's options as commander gives them: already parsed by each setting's own parser, and
+ * absent unless given (no CLI defaults, which would hide the environment and the file).
+ */
+export type ConfigFlags = Record<string, unknown>;
+
+/** The commander attribute of a flag: `--data-dir <dir>` → `dataDir`. */
+export const flagAttribute = (flag: string): string =>
+  flag
+    .split(' ')[0]!
+    .replace(/^--/, '')
+    .replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
+
+const copy = <T>(value: T): T => (typeof value === 'object' && value !== null ? structuredClone(value) : value);
+
+/** Where values come from, most important first: flags, the environment, the file, defaults. */
+class Sources {
+  constructor(
+    private readonly flags: ConfigFlags,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {}
+
+  /** `fileValues`: the setting's values in the file, most specific first (a chain's entry, then the top level). */
+  resolve<T>(s: Setting<T>, ...fileValues: unknown[]): T {
+    const flag = s.flag === undefined ? undefined : this.flags[flagAttribute(s.flag)];
+    if (flag !== undefined) return flag as T;
+    const env = s.env === undefined ? undefined : this.env[s.env];
+    // an empty variable counts as unset (`FOO=` in a compose file)
+    if (env !== undefined && env !== '') {
+      try {
+        return parseText(s, env, 'env');
+      } catch (error) {
+        throw new ConfigError(`${s.env}${s.secret ? '' : `="${env}"`}: ${(error as Error).message}`);
+      }
+    }
+    const inFile = fileValues.find((v) => v !== undefined);
+    return inFile !== undefined ? s.toValue(inFile as never) : copy(s.default);
+  }
+
+  group<G extends Record<string, Setting<unknown>>>(settings: G, ...files: Array<Record<string, unknown> | undefined>) {
+    return Object.fromEntries(
+      Object.entries(settings).map(([name, s]) => [name, this.resolve(s, ...files.map((f) => f?.[s.key]))]),
+    ) as { -readonly [K in keyof G]: G[K] extends Setting<infer T> ? T : never };
+  }
 }
 
-export interface ConfigFlags {
-  chain?: string[];
-  port?: string | number;
-  host?: string;
-  dataDir?: string;
-  config?: string;
-  startBlock?: string;
-  reorgWindow?: string;
-}
-
-/** Shape of the optional JSON config file (`--config`); flags and env override it. */
-interface ConfigFile {
-  dataDir?: string;
-  databaseUrl?: string;
-  port?: number;
-  host?: string;
-  rateLimit?: number;
-  restrictedKey?: string;
-  restrictedAddresses?: string[];
-  redisUrl?: string;
-  chains?: Array<{
-    chainId: number;
-    rpcUrls: string[];
-    startBlock?: number | string;
-    reorgWindow?: number;
-    elasticity?: number;
-    pollIntervalMs?: number;
-    rebasingTokens?: string[];
-  }>;
-}
-
-const HEX_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-
-function addressList(values: readonly string[], what: string): Hex[] {
-  return values.map((v) => {
-    const a = v.trim();
-    if (!HEX_ADDRESS.test(a)) throw new ConfigError(`${what}: "${a}" is not an address (0x + 40 hex digits)`);
-    return a.toLowerCase() as Hex;
+function chainConfigs(sources: Sources, file: ConfigFile): ChainConfig[] {
+  const fileEntries = (file.chains ?? []) as ChainEntryValue[];
+  // the chain list as a whole follows the precedence; the file's entry of a listed chain still
+  // gives that chain's own settings
+  const listed = sources.resolve(chainsSetting, file.chains);
+  const seen = new Set<number>();
+  return listed.map((entry) => {
+    if (seen.has(entry.chainId)) throw new ConfigError(`chain ${entry.chainId} is configured twice`);
+    seen.add(entry.chainId);
+    const fromFile = fileEntries.find((e) => e.chainId === entry.chainId);
+    const rpcUrls = entry.rpcUrls ?? fromFile?.rpcUrls;
+    if (!rpcUrls?.length) throw new ConfigError(`chain ${entry.chainId}: no rpcUrls`);
+    return { chainId: entry.chainId, rpcUrls, ...sources.group(chainSettings, fromFile, file) };
   });
 }
 
-function positiveInt(value: string | number | undefined, what: string, fallback: number): number {
-  if (value === undefined || value === '') return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new ConfigError(`${what} must be a non-negative integer, got "${value}"`);
-  return n;
-}
-
-const splitList = (v: string | undefined) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []);
-
-/** `<chainId>=<rpcUrl>[,<fallbackUrl>…]` */
-export function parseChainFlag(flag: string): { chainId: number; rpcUrls: string[] } {
-  const eq = flag.indexOf('=');
-  const id = Number(flag.slice(0, eq));
-  const urls = splitList(flag.slice(eq + 1));
-  if (eq < 1 || !Number.isInteger(id) || id <= 0 || urls.length === 0) {
-    throw new ConfigError(`--chain expects <chainId>=<rpcUrl>[,<fallbackUrl>…], got "${flag}"`);
-  }
-  for (const url of urls) {
-    if (!/^(https?|wss?):\/\//.test(url)) throw new ConfigError(`--chain ${id}: "${url}" is not an http(s) or ws(s) URL`);
-  }
-  return { chainId: id, rpcUrls: urls };
-}
-
+/** Flags > environment > config file > defaults, for every setting. */
 export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.env): Config {
-  const file: ConfigFile = flags.config ? (JSON.parse(readFileSync(flags.config, 'utf8')) as ConfigFile) : {};
-  const reorgWindow = positiveInt(flags.reorgWindow ?? env.EXPLORER_REORG_WINDOW, 'reorg window', 64);
-  const chains = new Map<number, ChainConfig>();
-  for (const c of file.chains ?? []) {
-    chains.set(c.chainId, {
-      chainId: c.chainId,
-      rpcUrls: c.rpcUrls,
-      startBlock: BigInt(c.startBlock ?? 0),
-      reorgWindow: c.reorgWindow ?? reorgWindow,
-      elasticity: c.elasticity ?? 2,
-      pollIntervalMs: c.pollIntervalMs ?? 1_000,
-      rebasingTokens: addressList(c.rebasingTokens ?? [], `chain ${c.chainId} rebasingTokens`),
-    });
-  }
-  const chainFlags = flags.chain ?? splitList(env.EXPLORER_CHAINS).map((s) => s.replace(/\|/g, ','));
-  for (const flag of chainFlags) {
-    const { chainId, rpcUrls } = parseChainFlag(flag);
-    const existing = chains.get(chainId);
-    chains.set(chainId, {
-      chainId,
-      rpcUrls,
-      startBlock: BigInt(positiveInt(flags.startBlock, '--start-block', Number(existing?.startBlock ?? 0))),
-      reorgWindow: existing?.reorgWindow ?? reorgWindow,
-      elasticity: existing?.elasticity ?? 2,
-      pollIntervalMs: existing?.pollIntervalMs ?? positiveInt(env.EXPLORER_POLL_MS, 'EXPLORER_POLL_MS', 1_000),
-      rebasingTokens: existing?.rebasingTokens ?? [],
-    });
-  }
-  const port = positiveInt(flags.port ?? env.PORT ?? file.port, 'port', 4000);
-  if (port > 65535) throw new ConfigError(`port must be at most 65535, got ${port}`);
+  const sources = new Sources(flags, env);
+  const path = sources.resolve(configFileSetting);
+  const file = path === null ? {} : readConfigFile(path);
   return {
-    dataDir: flags.dataDir ?? env.EXPLORER_DATA_DIR ?? file.dataDir ?? './.explorer',
-    databaseUrl: env.DATABASE_URL || file.databaseUrl || null,
-    chains: [...chains.values()],
-    logLevel: env.LOG_LEVEL ?? 'info',
-    api: {
-      host: flags.host ?? env.HOST ?? file.host ?? '127.0.0.1',
-      port,
-      defaultRateLimit: positiveInt(env.EXPLORER_RATE_LIMIT ?? file.rateLimit, 'EXPLORER_RATE_LIMIT', 10),
-      staticApiKeys: splitList(env.EXPLORER_API_KEYS),
-      restrictedKey: env.EXPLORER_RESTRICTED_KEY || file.restrictedKey || null,
-      restrictedAddresses: addressList(
-        [...splitList(env.EXPLORER_RESTRICTED_ADDRESSES), ...(file.restrictedAddresses ?? [])],
-        'restricted addresses',
-      ),
-      redisUrl: env.REDIS_URL || file.redisUrl || null,
-      pageCacheMs: positiveInt(env.EXPLORER_PAGE_CACHE_MS, 'EXPLORER_PAGE_CACHE_MS', 1_000),
-    },
+    ...sources.group(rootSettings, file),
+    chains: chainConfigs(sources, file),
+    api: sources.group(apiSettings, file),
   };
 }
+
+/** A chain's config with every per-chain setting at its default, for code that builds one itself. */
+export function chainConfig(chainId: number, rpcUrls: string[], overrides: Partial<ChainSettings> = {}): ChainConfig {
+  const defaults = new Sources({}, {}).group(chainSettings);
+  return { chainId, rpcUrls, ...defaults, ...overrides };
+}
+
+/** The API's settings at their defaults. */
+export const defaultApiConfig = (): ApiConfig => new Sources({}, {}).group(apiSettings);

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { buildServer } from '../../src/api/server.js';
-import type { ApiConfig } from '../../src/config/config.js';
+import { defaultApiConfig, type ApiConfig } from '../../src/config/config.js';
 import type { Database } from '../../src/db/client.js';
 import { freshDatabase, type Engine } from './databases.js';
 
@@ -9,14 +9,11 @@ export const TEST_KEY = 'test-key-0123456789';
 
 export function apiConfig(overrides: Partial<ApiConfig> = {}): ApiConfig {
   return {
-    host: '127.0.0.1',
+    ...defaultApiConfig(),
     port: 0,
     // high enough that suites never trip it unless they mean to
     defaultRateLimit: 100_000,
     staticApiKeys: [TEST_KEY],
-    restrictedKey: null,
-    restrictedAddresses: [],
-    redisUrl: null,
     // suites read right after writing; the cache has its own test
     pageCacheMs: 0,
     ...overrides,

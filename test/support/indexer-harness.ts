@@ -6,7 +6,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ChainConfig } from '../../src/config/config.js';
+import { chainConfig, type ChainConfig } from '../../src/config/config.js';
 import { createRpcClient, type RetryPolicy, type RpcClient } from '../../src/rpc/client.js';
 import type { Database, Queryable } from '../../src/db/client.js';
 import type { Hex } from '../../src/db/rows.js';
@@ -74,16 +74,7 @@ export class CapturingLogger implements Logger {
 
 /** A chain config for a local node: polls fast, indexes from genesis, default reorg window. */
 export function testChainConfig(urls: string | readonly string[], overrides: Partial<ChainConfig> = {}): ChainConfig {
-  return {
-    chainId: DEVNET_CHAIN_ID,
-    rpcUrls: typeof urls === 'string' ? [urls] : [...urls],
-    startBlock: 0n,
-    reorgWindow: 64,
-    elasticity: 2,
-    pollIntervalMs: 50,
-    rebasingTokens: [],
-    ...overrides,
-  };
+  return { ...chainConfig(DEVNET_CHAIN_ID, typeof urls === 'string' ? [urls] : [...urls], { pollIntervalMs: 50 }), ...overrides };
 }
 
 export interface StartIndexerOptions {

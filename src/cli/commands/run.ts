@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { loadConfig, type ConfigFlags } from '../../config/config.js';
 import { openRuntime, type Runtime } from '../runtime.js';
-import { commonOptions } from '../with-runtime.js';
+import { settingOptions } from '../setting-options.js';
 import { startApi } from './serve.js';
 import { startIndexers } from '../../indexer/run.js';
 import { verifyChainId } from '../../indexer/chain-indexer.js';
@@ -62,13 +62,8 @@ export async function runRoles(flags: ConfigFlags, roles: Role[]): Promise<void>
   for (const role of roles) stops.push(await role(rt));
 }
 
-const serverOptions = (cmd: Command) =>
-  commonOptions(cmd)
-    .option('--port <port>', 'HTTP port', '4000')
-    .option('--host <host>', 'HTTP host', '127.0.0.1');
-
 export function serveCommand(): Command {
-  return serverOptions(new Command('serve').description('serve the API from the database (no indexing)')).action(
+  return settingOptions(new Command('serve').description('serve the API from the database (no indexing)'), ['server']).action(
     async (flags: ConfigFlags) => runRoles(flags, [apiRole]),
   );
 }
@@ -95,10 +90,10 @@ const bannerRole = (info: DemoInfo[]): Role => async (rt) => {
 };
 
 export function startCommand(): Command {
-  return serverOptions(new Command('start').description('index the configured chains and serve the API, in one process (no --chain: a local demo devnet)'))
-    .option('--start-block <n>', 'first block to index on every --chain (default 0)')
-    .option('--reorg-window <n>', 'blocks that may still be reorganised (default 64)')
-    .action(async (flags: ConfigFlags) => {
+  return settingOptions(
+    new Command('start').description('index the configured chains and serve the API, in one process (no --chain: a local demo devnet)'),
+    ['server', 'indexer'],
+  ).action(async (flags: ConfigFlags) => {
       const info: DemoInfo[] = [];
       const demo = loadConfig(flags).chains.length === 0;
       await runRoles(flags, [...(demo ? [demoRole(info)] : []), indexerRole, apiRole, bannerRole(info)]);
@@ -106,10 +101,9 @@ export function startCommand(): Command {
 }
 
 export function indexCommand(): Command {
-  return commonOptions(new Command('index').description('index the configured chains (no API); run beside `serve` on one PostgreSQL'))
-    .option('--start-block <n>', 'first block to index on every --chain (default 0)')
-    .option('--reorg-window <n>', 'blocks that may still be reorganised (default 64)')
-    .action(async (flags: ConfigFlags) => runRoles(flags, [indexerRole]));
+  return settingOptions(new Command('index').description('index the configured chains (no API); run beside `serve` on one PostgreSQL'), [
+    'indexer',
+  ]).action(async (flags: ConfigFlags) => runRoles(flags, [indexerRole]));
 }
 
 export { apiRole, indexerRole };

@@ -1,0 +1,21 @@
+import { Command } from 'commander';
+import { keysCommand } from './commands/keys.js';
+import { restrictCommand } from './commands/restrict.js';
+import { indexCommand, serveCommand, startCommand } from './commands/run.js';
+import { migrateCommand } from './commands/migrate.js';
+import { exportCommand } from './commands/export.js';
+
+/** The `explorer` command and its subcommands, as main.ts runs them and tests inspect them. */
+export function buildProgram(): Command {
+  const program = new Command('explorer')
+    .description('Self-hosted EVM explorer API: token holders and validated blocks')
+    .showHelpAfterError();
+  program.addCommand(startCommand(), { isDefault: true });
+  program.addCommand(serveCommand());
+  program.addCommand(indexCommand());
+  program.addCommand(migrateCommand());
+  program.addCommand(keysCommand());
+  program.addCommand(restrictCommand());
+  program.addCommand(exportCommand());
+  return program;
+}

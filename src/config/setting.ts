@@ -1,0 +1,181 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import { Value, ValueErrorType } from '@sinclair/typebox/value';
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Which commands take a setting's flag: every command, those that serve, those that index. */
+export type FlagScope = 'all' | 'server' | 'indexer';
+
+/** How a value is written in the config file and as text, and what the code gets from it. */
+export interface Kind<T> {
+  /** the value's shape in the config file; text is converted to this shape, then checked */
+  readonly schema: TSchema;
+  /** flag or environment text → the file's shape (checked afterwards) */
+  readonly fromText: (text: string) => unknown;
+  /** a checked value → what the code uses */
+  readonly toValue: (checked: never) => T;
+}
+
+/**
+ * One setting, defined once: the file key, flag, environment variable, default, validation and
+ * help all come from here. The CLI's options, the precedence (flag > environment > config file
+ * > default) and README's table are derived from these definitions.
+ */
+export interface Setting<T> extends Kind<T> {
+  /** the key in the config file (per-chain settings: also in each entry of `chains`) */
+  readonly key: string;
+  /** e.g. `--port <port>`; no default is ever given to the CLI, so it never hides the others */
+  readonly flag?: string;
+  readonly flagScope?: FlagScope;
+  /** a repeated flag adds to the list instead of replacing it */
+  readonly repeatable?: boolean;
+  readonly env?: string;
+  /** environment text → the file's shape, when it differs from a flag's text */
+  readonly fromEnv?: (text: string) => unknown;
+  readonly default: T;
+  /** the default as README and --help show it, when the value itself does not say it */
+  readonly defaultText?: string;
+  readonly help: string;
+  /** never echoed in an error message */
+  readonly secret?: boolean;
+}
+
+export const setting = <T>(definition: Setting<T>): Setting<T> => definition;
+
+export type SettingValue<S> = S extends Setting<infer T> ? T : never;
+export type Values<Group> = { -readonly [K in keyof Group]: SettingValue<Group[K]> };
+
+/** Schemas may carry an `errorMessage`: what is expected, in words, instead of TypeBox's text. */
+const expected = (schema: TSchema, fallback: string): string => (schema as { errorMessage?: string }).errorMessage ?? fallback;
+
+/** Closest of `known` to a mistyped key, for "did you mean". */
+function closest(key: string, known: readonly string[]): string | null {
+  const distance = (a: string, b: string) => {
+    const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+      let diagonal = row[0]!;
+      row[0] = i;
+      for (let j = 1; j <= b.length; j++) {
+        const above = row[j]!;
+        row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, diagonal + (a[i - 1]!.toLowerCase() === b[j - 1]!.toLowerCase() ? 0 : 1));
+        diagonal = above;
+      }
+    }
+    return row[b.length]!;
+  };
+  const best = known.map((k) => ({ k, d: distance(key, k) })).sort((x, y) => x.d - y.d)[0];
+  return best && best.d <= Math.max(2, Math.floor(key.length / 4)) ? best.k : null;
+}
+
+/**
+ * The first problem of `value` against `schema`, in words: `<path>: expected …`, or
+ * `<path>: unknown key` (with the closest known one). Null when the value is valid.
+ */
+export function problem(schema: TSchema, value: unknown, options: { secret?: boolean } = {}): string | null {
+  const error = Value.Errors(schema, value).First();
+  if (!error) return null;
+  const path = error.path.replace(/^\//, '');
+  if (error.type === ValueErrorType.ObjectAdditionalProperties) {
+    const properties = Object.keys(findObject(schema, error.path) ?? {});
+    const key = path.split('/').pop()!;
+    const suggestion = closest(key, properties);
+    return `${path}: unknown key${suggestion ? ` (did you mean ${suggestion}?)` : ''}`;
+  }
+  const shown = options.secret || error.value === undefined ? '' : ` (got ${JSON.stringify(error.value)})`;
+  return `${path ? `${path}: ` : ''}expected ${expected(error.schema, error.message.replace(/^Expected /, '').toLowerCase())}${shown}`;
+}
+
+/** The properties of the object schema that holds `pointer`'s last segment. */
+function findObject(schema: TSchema, pointer: string): Record<string, unknown> | undefined {
+  let node: TSchema | undefined = schema;
+  const segments = pointer.split('/').slice(1, -1);
+  for (const segment of segments) {
+    if (node === undefined) return undefined;
+    if (node.type === 'array') node = node.items as TSchema;
+    else node = (node.properties as Record<string, TSchema> | undefined)?.[segment];
+  }
+  return node?.properties as Record<string, unknown> | undefined;
+}
+
+/** Text from a flag or the environment → the setting's value, or an error naming `source`. */
+export function parseText<T>(s: Setting<T>, text: string, source: 'flag' | 'env'): T {
+  const shaped = (source === 'env' && s.fromEnv ? s.fromEnv : s.fromText)(text);
+  const why = problem(s.schema, shaped, { secret: s.secret ?? false });
+  if (why !== null) throw new ConfigError(why);
+  return s.toValue(shaped as never);
+}
+
+/** The JSON file's shape of an optional setting. */
+export const optional = <T>(kind: Kind<T>): Kind<T | null> => kind as Kind<T | null>;
+
+export const listFromText = (text: string) =>
+  text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+const INTEGER_TEXT = /^\s*-?\d+\s*$/;
+
+export function integer(min: number, max?: number): Kind<number> {
+  return {
+    schema: Type.Integer({
+      minimum: min,
+      ...(max === undefined ? {} : { maximum: max }),
+      errorMessage: max === undefined ? `an integer ≥ ${min}` : `an integer from ${min} to ${max}`,
+    }),
+    fromText: (text) => (INTEGER_TEXT.test(text) ? Number(text) : text),
+    toValue: (v: number) => v,
+  };
+}
+
+/** A block number: a JSON number, or a decimal string for heights past 2^53. */
+export const blockNumber: Kind<bigint> = {
+  schema: Type.Union([Type.Integer({ minimum: 0 }), Type.String({ pattern: '^\\d{1,30}$' })], {
+    errorMessage: 'a block number (a non-negative integer)',
+  }),
+  fromText: (text) => text.trim(),
+  toValue: (v: number | string) => BigInt(v),
+};
+
+export function text(options: { pattern?: string; errorMessage?: string; maxLength?: number } = {}): Kind<string> {
+  return {
+    schema: Type.String({
+      minLength: 1,
+      maxLength: options.maxLength ?? 4_096,
+      ...(options.pattern ? { pattern: options.pattern } : {}),
+      errorMessage: options.errorMessage ?? 'a non-empty text',
+    }),
+    fromText: (t) => t,
+    toValue: (v: string) => v,
+  };
+}
+
+export function choice<const C extends string>(choices: readonly C[]): Kind<C> {
+  return {
+    schema: Type.Union(
+      choices.map((c) => Type.Literal(c)),
+      { errorMessage: `one of ${choices.join(', ')}` },
+    ),
+    fromText: (t) => t.trim(),
+    toValue: (v: C) => v,
+  };
+}
+
+export const HEX_ADDRESS_PATTERN = '^0x[0-9a-fA-F]{40}$';
+
+/** Addresses, lower-cased: comma-separated as text, a JSON array in the file. */
+export const addressList: Kind<`0x${string}`[]> = {
+  schema: Type.Array(Type.String({ pattern: HEX_ADDRESS_PATTERN, errorMessage: 'an address (0x and 40 hex digits)' }), {
+    maxItems: 100_000,
+  }),
+  fromText: listFromText,
+  toValue: (v: string[]) => v.map((a) => a.toLowerCase() as `0x${string}`),
+};
+
+export const textList: Kind<string[]> = {
+  schema: Type.Array(Type.String({ minLength: 1, maxLength: 4_096, errorMessage: 'a non-empty text' }), { maxItems: 100_000 }),
+  fromText: listFromText,
+  toValue: (v: string[]) => [...v],
+};

@@ -1,0 +1,181 @@
+import { InvalidArgumentError } from 'commander';
+import { Type } from '@sinclair/typebox';
+import {
+  addressList, blockNumber, choice, integer, optional, setting, text, textList, type Kind, type Setting, type Values,
+} from './setting.js';
+
+/**
+ * Every setting of the service, each defined once. Adding one is one entry here (and its use):
+ * the CLI options, the precedence, the config file's schema and README's table follow.
+ */
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export const chainId: Kind<number> = {
+  ...integer(1, Number.MAX_SAFE_INTEGER),
+  schema: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, errorMessage: 'a chain id (a positive integer)' }),
+};
+
+const RPC_URL = Type.String({ pattern: '^(https?|wss?)://[^\\s]+$', maxLength: 4_096, errorMessage: 'an http(s) or ws(s) URL' });
+
+const urlOf = (schemes: string, what: string): Kind<string> =>
+  text({ pattern: `^(${schemes})://[^\\s]+$`, errorMessage: what });
+
+// ---------------------------------------------------------------------------------------------
+
+/** The data and the process: what every command needs. */
+export const rootSettings = {
+  dataDir: setting({
+    key: 'dataDir', flag: '--data-dir <dir>', flagScope: 'all', env: 'EXPLORER_DATA_DIR', default: './.explorer',
+    ...text(), help: 'embedded database (PGlite) directory; not used with `databaseUrl`',
+  }),
+  databaseUrl: setting({
+    key: 'databaseUrl', env: 'DATABASE_URL', default: null, secret: true,
+    ...optional(urlOf('postgres|postgresql', 'a postgres:// URL')),
+    help: 'PostgreSQL instead of the embedded PGlite (same migrations, same queries)',
+  }),
+  logLevel: setting({ key: 'logLevel', env: 'LOG_LEVEL', default: 'info', ...choice(LOG_LEVELS), help: `log level: ${LOG_LEVELS.join(', ')}` }),
+};
+
+/** The API server. */
+export const apiSettings = {
+  host: setting({ key: 'host', flag: '--host <host>', flagScope: 'server', env: 'HOST', default: '127.0.0.1', ...text(), help: 'HTTP listen address' }),
+  port: setting({ key: 'port', flag: '--port <port>', flagScope: 'server', env: 'PORT', default: 4000, ...integer(0, 65_535), help: 'HTTP port' }),
+  defaultRateLimit: setting({
+    key: 'rateLimit', env: 'EXPLORER_RATE_LIMIT', default: 10, ...integer(1),
+    help: 'requests per second per key, for keys without their own limit',
+  }),
+  staticApiKeys: setting({
+    key: 'apiKeys', env: 'EXPLORER_API_KEYS', default: [], defaultText: 'none', secret: true, ...textList,
+    help: 'static API keys for deployments without key management (comma-separated in the environment)',
+  }),
+  restrictedKey: setting({
+    key: 'restrictedKey', env: 'EXPLORER_RESTRICTED_KEY', default: null, defaultText: 'none', secret: true, ...optional(text()),
+    help: 'the `key` query value that opens restricted addresses',
+  }),
+  restrictedAddresses: setting({
+    key: 'restrictedAddresses', env: 'EXPLORER_RESTRICTED_ADDRESSES', default: [], defaultText: 'none', ...addressList,
+    help: 'restricted path addresses, on every chain (also `explorer restrict add`)',
+  }),
+  redisUrl: setting({
+    key: 'redisUrl', env: 'REDIS_URL', default: null, defaultText: 'none', secret: true,
+    ...optional(urlOf('rediss?', 'a redis:// or rediss:// URL')),
+    help: 'share rate-limit counters between API processes',
+  }),
+  pageCacheMs: setting({
+    key: 'pageCacheMs', env: 'EXPLORER_PAGE_CACHE_MS', default: 1_000, ...integer(0, 3_600_000),
+    help: 'how long a served page may be reused while the chain\'s indexed block is unchanged (0: off)',
+  }),
+  healthMaxLag: setting({
+    key: 'healthMaxLag', env: 'EXPLORER_HEALTH_MAX_LAG', default: 100, ...integer(0),
+    help: '`/health` is degraded (503) when a chain\'s indexer is more blocks than this behind the node (0: never)',
+  }),
+  healthStaleMs: setting({
+    key: 'healthStaleMs', env: 'EXPLORER_HEALTH_STALE_MS', default: 60_000, ...integer(0),
+    help: '`/health` is degraded (503) when a chain\'s indexer has not reached its node for this long (0: never)',
+  }),
+};
+
+/** Per chain: in each entry of the file's `chains`, or at its top level for every chain. */
+export const chainSettings = {
+  startBlock: setting({
+    key: 'startBlock', flag: '--start-block <n>', flagScope: 'indexer', env: 'EXPLORER_START_BLOCK', default: 0n, defaultText: '`0`',
+    ...blockNumber, help: 'first block to index',
+  }),
+  reorgWindow: setting({
+    key: 'reorgWindow', flag: '--reorg-window <n>', flagScope: 'indexer', env: 'EXPLORER_REORG_WINDOW', default: 64,
+    ...integer(0, 100_000), help: 'blocks behind the head that may still be reorganised; their balance changes are kept',
+  }),
+  pollIntervalMs: setting({
+    key: 'pollIntervalMs', env: 'EXPLORER_POLL_MS', default: 1_000, ...integer(10, 3_600_000),
+    help: 'how often the indexer asks the node for a new head',
+  }),
+  elasticity: setting({
+    key: 'elasticity', default: 2, ...integer(1, 1_000), help: 'EIP-1559 elasticity multiplier (it shapes `gas_target_percentage`)',
+  }),
+  rebasingTokens: setting({
+    key: 'rebasingTokens', default: [], defaultText: 'none', ...addressList,
+    help: 'tokens whose balances change without events, reconciled with `balanceOf` after every batch',
+  }),
+  wrappedNativeTokens: setting({
+    key: 'wrappedNativeTokens', default: [], defaultText: 'none', ...addressList,
+    help: 'WETH-like tokens whose `Deposit`/`Withdrawal` events mint and burn (others are recognised when they answer `totalSupply()` and `decimals()`)',
+  }),
+};
+
+// ---------------------------------------------------------------------------------------------
+// The chains themselves
+
+/** One entry of the file's `chains`; a flag or the environment gives only the first two keys. */
+export const ChainEntry = Type.Object(
+  {
+    chainId: chainId.schema,
+    rpcUrls: Type.Optional(Type.Array(RPC_URL, { minItems: 1, maxItems: 64 })),
+    ...Object.fromEntries(Object.values(chainSettings).map((s) => [s.key, Type.Optional(s.schema)])),
+  },
+  { additionalProperties: false },
+);
+
+export interface ChainEntryValue {
+  chainId: number;
+  rpcUrls?: string[];
+  [perChainKey: string]: unknown;
+}
+
+/** `<chainId>=<rpcUrl>[,<fallbackUrl>…]` → the entry's shape (its values are checked after). */
+function chainFromText(flag: string): ChainEntryValue {
+  const eq = flag.indexOf('=');
+  if (eq < 1) throw new InvalidArgumentError(`expected <chainId>=<rpcUrl>[,<fallbackUrl>…], got "${flag}"`);
+  const id = flag.slice(0, eq).trim();
+  const urls = flag
+    .slice(eq + 1)
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return { chainId: /^\d+$/.test(id) ? Number(id) : (id as unknown as number), rpcUrls: urls };
+}
+
+export const chainsSetting = setting<ChainEntryValue[]>({
+  key: 'chains',
+  flag: '--chain <chainId=rpcUrl[,fallbackUrl…]>',
+  flagScope: 'all',
+  repeatable: true,
+  env: 'EXPLORER_CHAINS',
+  default: [],
+  defaultText: 'none (`start`: a local demo chain)',
+  help: 'the chains to index, with fallback RPC URLs; repeat the flag for several. In the environment, chains are separated by `,` and a chain\'s URLs by `|`. The file\'s entries also hold per-chain settings',
+  schema: Type.Array(ChainEntry, { maxItems: 1_000 }),
+  fromText: (t) => [chainFromText(t)],
+  fromEnv: (t) =>
+    t
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .map((s) => chainFromText(s.replace(/\|/g, ','))),
+  toValue: (v: ChainEntryValue[]) => v,
+});
+
+/** Where the config file is: a setting of its own, so not in the file. */
+export const configFileSetting = setting<string | null>({
+  key: 'config', flag: '--config <file>', flagScope: 'all', env: 'EXPLORER_CONFIG', default: null, defaultText: 'none',
+  ...optional(text()), help: 'JSON config file with any of these settings (flags and the environment override it)',
+});
+
+export type RootSettings = Values<typeof rootSettings>;
+export type ApiSettings = Values<typeof apiSettings>;
+export type ChainSettings = Values<typeof chainSettings>;
+
+/** Every setting, in README's order. */
+export const ALL_SETTINGS: ReadonlyArray<Setting<unknown>> = [
+  configFileSetting,
+  ...Object.values(rootSettings),
+  chainsSetting,
+  ...Object.values(chainSettings),
+  ...Object.values(apiSettings),
+] as ReadonlyArray<Setting<unknown>>;
+
+/** The config file: every setting but `config`, all optional; an unknown key is an error. */
+export const ConfigFileSchema = Type.Object(
+  Object.fromEntries(ALL_SETTINGS.filter((s) => s !== configFileSetting).map((s) => [s.key, Type.Optional(s.schema)])),
+  { additionalProperties: false },
+);
