@@ -1,15 +1,10 @@
 #!/usr/bin/env node
-import { ConfigError } from '../config/config.js';
-import { DataDirInUseError } from '../db/data-dir-lock.js';
 import { buildProgram } from './program.js';
+import { describeError, errorTrace } from './errors.js';
 
-buildProgram()
-  .parseAsync(process.argv)
-  .catch((error: unknown) => {
-    if (error instanceof ConfigError || error instanceof DataDirInUseError) {
-      process.stderr.write(`explorer: ${error.message}\n`);
-    } else {
-      process.stderr.write(`explorer: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    }
-    process.exit(1);
-  });
+const program = buildProgram();
+program.parseAsync(process.argv).catch((error: unknown) => {
+  process.stderr.write(`explorer: ${describeError(error)}\n`);
+  if (program.opts<{ verbose?: boolean }>().verbose) process.stderr.write(`${errorTrace(error)}\n`);
+  process.exit(1);
+});

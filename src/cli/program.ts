@@ -9,7 +9,9 @@ import { exportCommand } from './commands/export.js';
 export function buildProgram(): Command {
   const program = new Command('explorer')
     .description('Self-hosted EVM explorer API: token holders and validated blocks')
-    .showHelpAfterError();
+    .option('--verbose', 'on an error, print its trace too')
+    // usage errors are one line, like every other error (`--help` shows the usage)
+    .configureOutput({ outputError: (text, write) => write(`explorer: ${text.replace(/^error: /, '')}`) });
   program.addCommand(startCommand(), { isDefault: true });
   program.addCommand(serveCommand());
   program.addCommand(indexCommand());
@@ -17,5 +19,11 @@ export function buildProgram(): Command {
   program.addCommand(keysCommand());
   program.addCommand(restrictCommand());
   program.addCommand(exportCommand());
+  // subcommands built on their own do not inherit the program's output settings
+  const configure = (cmd: Command) => {
+    cmd.configureOutput(program.configureOutput());
+    cmd.commands.forEach(configure);
+  };
+  program.commands.forEach(configure);
   return program;
 }

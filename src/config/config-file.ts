@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError, problem } from './setting.js';
-import { ConfigFileSchema } from './settings.js';
+import { ALL_SETTINGS, ConfigFileSchema } from './settings.js';
+
+const SECRET_KEYS = new Set(ALL_SETTINGS.filter((s) => s.secret).map((s) => s.key));
 
 /** The config file's content, checked against the schema every setting contributes to. */
 export type ConfigFile = Record<string, unknown> & { chains?: unknown[] };
@@ -23,8 +25,8 @@ export function readConfigFile(path: string): ConfigFile {
   if (typeof content !== 'object' || content === null || Array.isArray(content)) {
     throw new ConfigError(`config file ${path}: expected a JSON object of settings`);
   }
-  // secrets may sit in the file, so values are never echoed back
-  const why = problem(ConfigFileSchema, content, { secret: true });
+  // a secret's value is never echoed back
+  const why = problem(ConfigFileSchema, content, { secret: (pointer) => pointer.split('/').some((key) => SECRET_KEYS.has(key)) });
   if (why !== null) throw new ConfigError(`config file ${path}: ${why}`);
   return content as ConfigFile;
 }

@@ -73,7 +73,7 @@ function closest(key: string, known: readonly string[]): string | null {
  * The first problem of `value` against `schema`, in words: `<path>: expected …`, or
  * `<path>: unknown key` (with the closest known one). Null when the value is valid.
  */
-export function problem(schema: TSchema, value: unknown, options: { secret?: boolean } = {}): string | null {
+export function problem(schema: TSchema, value: unknown, options: { secret?: boolean | ((path: string) => boolean) } = {}): string | null {
   const error = Value.Errors(schema, value).First();
   if (!error) return null;
   const path = error.path.replace(/^\//, '');
@@ -83,7 +83,8 @@ export function problem(schema: TSchema, value: unknown, options: { secret?: boo
     const suggestion = closest(key, properties);
     return `${path}: unknown key${suggestion ? ` (did you mean ${suggestion}?)` : ''}`;
   }
-  const shown = options.secret || error.value === undefined ? '' : ` (got ${JSON.stringify(error.value)})`;
+  const secret = typeof options.secret === 'function' ? options.secret(error.path) : (options.secret ?? false);
+  const shown = secret || error.value === undefined || typeof error.value === 'object' ? '' : ` (got ${JSON.stringify(error.value)})`;
   return `${path ? `${path}: ` : ''}expected ${expected(error.schema, error.message.replace(/^Expected /, '').toLowerCase())}${shown}`;
 }
 
@@ -99,12 +100,17 @@ function findObject(schema: TSchema, pointer: string): Record<string, unknown> |
   return node?.properties as Record<string, unknown> | undefined;
 }
 
-/** Text from a flag or the environment → the setting's value, or an error naming `source`. */
-export function parseText<T>(s: Setting<T>, text: string, source: 'flag' | 'env'): T {
-  const shaped = (source === 'env' && s.fromEnv ? s.fromEnv : s.fromText)(text);
-  const why = problem(s.schema, shaped, { secret: s.secret ?? false });
+/** Text → value, or a ConfigError saying what was expected (the caller shows the text, if it may). */
+export function parseKind<T>(kind: Kind<T>, text: string, fromText = kind.fromText): T {
+  const shaped = fromText(text);
+  const why = problem(kind.schema, shaped, { secret: true });
   if (why !== null) throw new ConfigError(why);
-  return s.toValue(shaped as never);
+  return kind.toValue(shaped as never);
+}
+
+/** Text from a flag or the environment → the setting's value. */
+export function parseText<T>(s: Setting<T>, text: string, source: 'flag' | 'env'): T {
+  return parseKind(s, text, source === 'env' && s.fromEnv ? s.fromEnv : s.fromText);
 }
 
 /** The JSON file's shape of an optional setting. */

@@ -156,14 +156,14 @@ describe('settings: bad values are errors that name the setting', () => {
   });
 
   it('a wrong type or range names the key and what is expected', () => {
-    expect(bad({ port: '4000' })).toThrow(/: port: expected an integer from 0 to 65535$/);
+    expect(bad({ port: '4000' })).toThrow(/: port: expected an integer from 0 to 65535 \(got "4000"\)$/);
     expect(bad({ chains: [{ chainId: -1, rpcUrls: ['http://x.example'] }] })).toThrow(/chains\/0\/chainId: expected a chain id \(a positive integer\)/);
     expect(bad({ wrappedNativeTokens: ['0x12'] })).toThrow(/wrappedNativeTokens\/0: expected an address/);
     expect(bad({ databaseUrl: 'mysql://x' })).toThrow(/databaseUrl: expected a postgres:\/\/ URL$/);
   });
 
   it('an environment variable with a bad value is named, a secret one without its value', () => {
-    expect(() => loadConfig({}, { PORT: 'abc' })).toThrow(new ConfigError('PORT="abc": expected an integer from 0 to 65535 (got "abc")'));
+    expect(() => loadConfig({}, { PORT: 'abc' })).toThrow(new ConfigError('PORT="abc": expected an integer from 0 to 65535'));
     expect(() => loadConfig({}, { EXPLORER_CHAINS: '0=http://x' })).toThrow(/EXPLORER_CHAINS="0=http:\/\/x": 0\/chainId: expected a chain id/);
     expect(() => loadConfig({}, { DATABASE_URL: 'mysql://user:hunter2@db' })).toThrow(new ConfigError('DATABASE_URL: expected a postgres:// URL'));
   });

@@ -3,6 +3,7 @@ import { ConfigError } from '../../config/config.js';
 import { createExplorerClient, ExplorerError, type ExplorerClient } from '../../sdk/index.js';
 import { blocksKind, holdersKind, type ExportFormat } from '../../export/kinds.js';
 import { runExport, type ExportOptions, type ExportResult } from '../../export/run.js';
+import { chainIdArgument } from '../arguments.js';
 
 export interface ExportCliOptions {
   chain: string;
@@ -79,7 +80,7 @@ export async function exportList(list: ExportListName, options: ExportCliOptions
 function subcommand(list: ExportListName, targetFlag: '--token' | '--address', targetHelp: string): Command {
   return new Command(list)
     .description(`every ${list === 'holders' ? 'holder of a token' : 'block validated by an address'}, page by page over HTTP`)
-    .requiredOption('--chain <id>', 'chain id')
+    .requiredOption('--chain <id>', 'chain id', (v) => String(chainIdArgument(v)))
     .requiredOption(`${targetFlag} <0x…>`, targetHelp)
     .addOption(new Option('--format <format>', 'csv or jsonl (default: csv for *.csv, else jsonl)').choices(['csv', 'jsonl']))
     .option('--out <file>', 'output file (default: stdout)')

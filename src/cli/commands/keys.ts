@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../db/queries/api-keys.js';
 import { withRuntime, commonOptions } from '../with-runtime.js';
+import { keyIdArgument, keyNameArgument } from '../arguments.js';
 
 /** "25", "25/s" → 25 requests per second */
 export function parseRateLimit(value: string): number {
@@ -13,7 +14,7 @@ export function parseRateLimit(value: string): number {
 export function keysCommand(): Command {
   const keys = new Command('keys').description('manage API keys (stored hashed; the key is shown once)');
   commonOptions(keys.command('create'))
-    .requiredOption('--name <name>', 'who or what the key is for')
+    .requiredOption('--name <name>', 'who or what the key is for', keyNameArgument)
     .option('--rate-limit <n/s>', 'requests per second for this key', parseRateLimit)
     .action(async (opts: { name: string; rateLimit?: number }, cmd: Command) =>
       withRuntime(cmd, async (rt) => {
@@ -31,10 +32,10 @@ export function keysCommand(): Command {
         }
       }),
     );
-  commonOptions(keys.command('revoke').argument('<id>', 'key id from `keys list`'))
-    .action(async (id: string, _opts: unknown, cmd: Command) =>
+  commonOptions(keys.command('revoke').argument('<id>', 'key id from `keys list`', keyIdArgument))
+    .action(async (id: number, _opts: unknown, cmd: Command) =>
       withRuntime(cmd, async (rt) => {
-        const ok = await revokeApiKey(rt.db, Number(id));
+        const ok = await revokeApiKey(rt.db, id);
         if (!ok) {
           process.stderr.write(`no active key with id ${id}\n`);
           process.exitCode = 1;

@@ -2,29 +2,33 @@ import { Command, InvalidArgumentError } from 'commander';
 import type { Hex } from '../../db/rows.js';
 import { addRestrictedAddress, listRestrictedAddresses, removeRestrictedAddress } from '../../db/queries/restricted.js';
 import { withRuntime, commonOptions } from '../with-runtime.js';
+import { chainIdArgument } from '../arguments.js';
+
+/** chain id 0 in restricted_addresses: the address is restricted on every chain */
+const ALL_CHAINS = 0;
 
 function address(value: string): Hex {
   if (!/^0x[0-9a-fA-F]{40}$/.test(value)) throw new InvalidArgumentError('expected 0x followed by 40 hex digits');
   return value.toLowerCase() as Hex;
 }
 
-const chainOption = (cmd: Command) => cmd.option('--chain-id <id>', 'only on this chain (default: every chain)', (v) => Number(v), 0);
+const chainOption = (cmd: Command) => cmd.option('--chain-id <id>', 'only on this chain (default: every chain)', chainIdArgument);
 
 export function restrictCommand(): Command {
   const restrict = new Command('restrict').description(
     'restricted addresses: answered with 403 unless the request carries key=<EXPLORER_RESTRICTED_KEY>',
   );
   chainOption(commonOptions(restrict.command('add').argument('<address>', 'address', address))).action(
-    async (a: Hex, opts: { chainId: number }, cmd: Command) =>
+    async (a: Hex, opts: { chainId?: number }, cmd: Command) =>
       withRuntime(cmd, async (rt) => {
-        await addRestrictedAddress(rt.db, a, opts.chainId);
+        await addRestrictedAddress(rt.db, a, opts.chainId ?? ALL_CHAINS);
         process.stdout.write(`restricted ${a}${opts.chainId ? ` on chain ${opts.chainId}` : ''}\n`);
       }),
   );
   chainOption(commonOptions(restrict.command('remove').argument('<address>', 'address', address))).action(
-    async (a: Hex, opts: { chainId: number }, cmd: Command) =>
+    async (a: Hex, opts: { chainId?: number }, cmd: Command) =>
       withRuntime(cmd, async (rt) => {
-        const ok = await removeRestrictedAddress(rt.db, a, opts.chainId);
+        const ok = await removeRestrictedAddress(rt.db, a, opts.chainId ?? ALL_CHAINS);
         process.stdout.write(ok ? `removed ${a}\n` : `${a} was not restricted\n`);
       }),
   );

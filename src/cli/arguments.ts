@@ -1,0 +1,25 @@
+import { InvalidArgumentError } from 'commander';
+import { Type } from '@sinclair/typebox';
+import { parseKind, text, type Kind } from '../config/setting.js';
+import { chainId } from '../config/settings.js';
+
+/** A commander argument parser from a setting kind: a bad value is commander's usage error. */
+export function argument<T>(kind: Kind<T>): (value: string) => T {
+  return (value) => {
+    try {
+      return parseKind(kind, value);
+    } catch (error) {
+      throw new InvalidArgumentError((error as Error).message);
+    }
+  };
+}
+
+export const chainIdArgument = argument(chainId);
+
+export const keyIdArgument = argument<number>({
+  schema: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, errorMessage: 'a key id (a positive integer, see `explorer keys list`)' }),
+  fromText: (t) => (/^\s*\d+\s*$/.test(t) ? Number(t) : t),
+  toValue: (v: number) => v,
+});
+
+export const keyNameArgument = argument(text({ maxLength: 200, errorMessage: 'a name of 1 to 200 characters' }));

@@ -1,0 +1,111 @@
+/**
+ * Every CLI error is one clear line on stderr and a non-zero exit code; `--verbose` adds the
+ * trace. The real `explorer` runs as a child process, from a temporary working directory.
+ */
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { POSTGRES_ADMIN_URL, postgresAvailable } from '../support/databases.js';
+import { runCli, type CliResult } from '../support/cli.js';
+
+const ADDRESS = '0x00000000000000000000000000000000000000a1';
+
+const withPostgres = await postgresAvailable();
+const cwd = () => mkdtempSync(join(tmpdir(), 'explorer-cli-'));
+
+/** One line, `explorer: …`, no stack frame, exit code ≠ 0. */
+function expectOneLine(result: CliResult, pattern: RegExp): void {
+  expect(result.code, result.stderr).not.toBe(0);
+  expect(result.code).not.toBeNull();
+  const lines = result.stderr.split('\n').filter((l) => l !== '');
+  expect(lines, result.stderr).toHaveLength(1);
+  expect(lines[0]).toMatch(/^explorer: /);
+  expect(lines[0]).toMatch(pattern);
+}
+
+/** Runs several CLI invocations at a time: each is mostly a Node start-up. */
+async function all<T>(items: readonly T[], fn: (item: T) => Promise<void>, width = 3): Promise<void> {
+  const queue = [...items];
+  await Promise.all(Array.from({ length: width }, async () => {
+    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await fn(item);
+  }));
+}
+
+describe('CLI errors: one line, exit code ≠ 0', () => {
+  it('bad arguments and flags are refused before anything is opened', async () => {
+    const dir = cwd();
+    const cases: Array<[string[], RegExp]> = [
+      [['keys', 'revoke', 'abc'], /value 'abc' is invalid for argument 'id'\. expected a key id/],
+      [['keys', 'revoke', '1.5'], /value '1.5' is invalid for argument 'id'\. expected a key id/],
+      [['keys', 'revoke', '0'], /expected a key id/],
+      [['restrict', 'add', ADDRESS, '--chain-id', 'abc'], /'--chain-id <id>' argument 'abc' is invalid.*expected a chain id/],
+      [['restrict', 'add', ADDRESS, '--chain-id', '-1'], /'--chain-id <id>' argument '-1' is invalid.*expected a chain id/],
+      [['restrict', 'add', ADDRESS, '--chain-id', '1.5'], /expected a chain id/],
+      [['restrict', 'remove', ADDRESS, '--chain-id', '0'], /expected a chain id/],
+      [['restrict', 'add', '0x12'], /value '0x12' is invalid for argument 'address'/],
+      [['serve', '--port', '70000'], /'--port <port>' argument '70000' is invalid.*expected an integer from 0 to 65535/],
+      [['index', '--chain', 'abc=http://node.example'], /expected a chain id/],
+      [['index', '--chain', 'http://node.example'], /expected <chainId>=<rpcUrl>/],
+      [['index', '--start-block', '-3'], /expected a block number/],
+      [['keys', 'create'], /required option '--name <name>' not specified/],
+      [['keys', 'list', '--nonsense'], /unknown option '--nonsense'/],
+      [['export', 'holders', '--chain', '-1', '--token', ADDRESS], /expected a chain id/],
+    ];
+    await all(cases, async ([args, pattern]) => expectOneLine(await runCli(args, { cwd: dir }), pattern));
+    expect(readdirSync(dir)).toEqual([]); // no data directory was made for any of them
+  }, 240_000);
+
+  it('bad settings from the environment or the config file name the setting', async () => {
+    const dir = cwd();
+    writeFileSync(join(dir, 'typo.json'), JSON.stringify({ prot: 4000 }));
+    writeFileSync(join(dir, 'broken.json'), '{"port": 4000,');
+    writeFileSync(join(dir, 'secret.json'), JSON.stringify({ restrictedKey: 42 }));
+    const cases: Array<[string[], Record<string, string>, RegExp]> = [
+      [['serve'], { PORT: 'abc' }, /^explorer: PORT="abc": expected an integer from 0 to 65535$/],
+      [['keys', 'list', '--config', 'typo.json'], {}, /typo\.json: prot: unknown key \(did you mean port\?\)$/],
+      [['keys', 'list', '--config', 'broken.json'], {}, /broken\.json is not valid JSON/],
+      [['keys', 'list', '--config', 'missing.json'], {}, /missing\.json: no such file$/],
+      [['keys', 'list'], { EXPLORER_CONFIG: 'secret.json' }, /secret\.json: restrictedKey: expected a non-empty text$/],
+      [['keys', 'list'], { DATABASE_URL: 'mysql://root:hunter2@db/x' }, /^explorer: DATABASE_URL: expected a postgres:\/\/ URL$/],
+    ];
+    await all(cases, async ([args, env, pattern]) => expectOneLine(await runCli(args, { cwd: dir, env }), pattern));
+  }, 240_000);
+
+  it('an unreachable PostgreSQL is one line naming host and port, never the password', async () => {
+    const result = await runCli(['keys', 'list'], { cwd: cwd(), env: { DATABASE_URL: 'postgres://explorer:hunter2@127.0.0.1:1/explorer' } });
+    expectOneLine(result, /^explorer: cannot reach the database: 127\.0\.0\.1:1: connection refused$/);
+    expect(result.stderr).not.toContain('hunter2');
+  }, 60_000);
+
+  it.runIf(withPostgres)('a missing PostgreSQL database is one line; --verbose adds the trace', async () => {
+    const url = new URL(POSTGRES_ADMIN_URL);
+    url.pathname = '/explorer_no_such_database';
+    const env = { DATABASE_URL: url.toString() };
+    expectOneLine(await runCli(['keys', 'list'], { cwd: cwd(), env }), /^explorer: PostgreSQL: database "explorer_no_such_database" does not exist \(SQLSTATE 3D000\)$/);
+    const verbose = await runCli(['keys', 'list', '--verbose'], { cwd: cwd(), env });
+    expect(verbose.code).not.toBe(0);
+    expect(verbose.stderr.split('\n')[0]).toMatch(/^explorer: PostgreSQL: database "explorer_no_such_database" does not exist/);
+    expect(verbose.stderr).toMatch(/\n\s+at /);
+  }, 60_000);
+});
+
+describe('settings reach the commands that use them', () => {
+  // issue 12: `EXPLORER_DATA_DIR=/data explorer keys revoke 3` acted on a fresh ./.explorer
+  it('EXPLORER_DATA_DIR and the config file\'s dataDir are where keys live', async () => {
+    const dir = cwd();
+    const env = { EXPLORER_DATA_DIR: join(dir, 'from-env') };
+    const created = await runCli(['keys', 'create', '--name', 'ops'], { cwd: dir, env });
+    expect(created.code, created.stderr).toBe(0);
+    const id = /^id (\d+)/.exec(created.stdout)?.[1];
+    expect(id).toBeDefined();
+    const revoked = await runCli(['keys', 'revoke', id!], { cwd: dir, env });
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(revoked.stdout).toMatch(new RegExp(`^revoked ${id}`));
+    writeFileSync(join(dir, 'explorer.json'), JSON.stringify({ dataDir: join(dir, 'from-file') }));
+    const listed = await runCli(['keys', 'list', '--config', 'explorer.json'], { cwd: dir });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(existsSync(join(dir, 'from-file', 'pgdata'))).toBe(true);
+    expect(existsSync(join(dir, '.explorer'))).toBe(false);
+  }, 180_000);
+});

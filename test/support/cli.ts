@@ -1,0 +1,42 @@
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { REPO_ROOT } from './contracts.js';
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+// tsx by absolute URL: the CLI runs from any working directory (a test's temporary one)
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+const MAIN = join(REPO_ROOT, 'src', 'cli', 'main.ts');
+
+/**
+ * The real `explorer` command (from source, through tsx) as a child process, with only the
+ * environment given here beside PATH, so the developer's own settings never leak in.
+ */
+export function runCli(args: readonly string[], options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], {
+      cwd: options.cwd ?? REPO_ROOT,
+      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`explorer ${args.join(' ')} did not finish: ${stderr}`));
+    }, options.timeoutMs ?? 60_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
