@@ -89,7 +89,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
   const registry = new Registry(options.db, options.api.restrictedAddresses);
-  healthRoute(app, registry);
+  healthRoute(app, registry, { maxLag: options.api.healthMaxLag, staleMs: options.api.healthStaleMs });
   await webRoute(app, options.webRoot);
   app.get('/api/v2/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   const metrics = options.metrics ?? new MetricsRegistry();

@@ -1,4 +1,5 @@
 import { DatabaseUnavailableError } from '../db/client.js';
+import { isDatabaseRefusal } from '../db/unavailable.js';
 
 /** What the node's socket error says, in words. */
 const SOCKET_ERRORS: Record<string, string> = {
@@ -30,8 +31,7 @@ function socketProblem(error: unknown): string | null {
 }
 
 /** PostgreSQL's own refusals (database missing, authentication, …) carry a SQLSTATE code. */
-const isServerError = (error: unknown): error is Error & { code: string; severity: string } =>
-  error instanceof Error && typeof (error as { code?: unknown }).code === 'string' && typeof (error as { severity?: unknown }).severity === 'string';
+const isServerError = (error: unknown): error is Error & { code: string } => isDatabaseRefusal(error);
 
 const firstLine = (text: string) => text.split('\n').find((line) => line.trim() !== '')?.trim() ?? '';
 

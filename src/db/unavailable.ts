@@ -17,6 +17,13 @@ export function isConnectionFailure(error: unknown): boolean {
   return CONNECTION_MESSAGES.test(error.message);
 }
 
+/** An error the database server itself raised (disk full, constraint, permission): it carries a SQLSTATE. */
+export function isDatabaseRefusal(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const { code, severity } = error as { code?: unknown; severity?: unknown };
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && typeof severity === 'string';
+}
+
 /** Rethrows connection failures as DatabaseUnavailableError, anything else unchanged. */
 export async function classifyFailures<T>(run: () => Promise<T>): Promise<T> {
   try {

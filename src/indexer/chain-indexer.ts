@@ -6,10 +6,12 @@ import { detectTraceMethod, fetchBlockTraceSummary } from '../evm/traces.js';
 import { sleep } from '../rpc/backoff.js';
 import { BlockNotAvailableError } from '../rpc/errors.js';
 import type { Database } from '../db/client.js';
-import { isConnectionFailure } from '../db/unavailable.js';
+import { isConnectionFailure, isDatabaseRefusal } from '../db/unavailable.js';
 import type { Hex } from '../db/rows.js';
 import { balancesOfTokens, negativeBalances } from '../db/queries/write-balances.js';
 import { consensusHashes, indexedBlock, setHeadBlock } from '../db/queries/progress.js';
+import { clearIndexerFailure, recordIndexerFailure, type IndexerFailure } from '../db/queries/indexer-status.js';
+import { RpcError } from '../rpc/errors.js';
 import { transformBatch, findLinkBreak, type IndexBatch } from './transform.js';
 import { pruneRecordedChanges, writeBatch } from './write-batch.js';
 import { reconcileBalances } from './reconcile.js';
@@ -63,6 +65,8 @@ export class ChainIndexer {
   private traces: Promise<boolean> | null;
   private ahead: Range[] = [];
   private readonly recentAddresses = new RecentAddresses();
+  /** whether the database may say this chain is failing (unknown at start: a previous run may have said so) */
+  private failureRecorded = true;
 
   constructor(private readonly options: ChainIndexerOptions) {
     this.db = options.db;
@@ -102,6 +106,7 @@ export class ChainIndexer {
             ({ next, parent } = await this.handleReorg(next));
             continue;
           }
+          await this.stepSucceeded();
           await sleep(this.chain.pollIntervalMs, signal);
           continue;
         }
@@ -125,6 +130,7 @@ export class ChainIndexer {
         await this.afterBatch(batch, head, Date.now() - started);
         parent = batch.blocks[batch.blocks.length - 1]!.hash;
         next = batch.to + 1n;
+        await this.stepSucceeded();
       } catch (error) {
         if (signal.aborted) break;
         this.ahead = [];
@@ -140,6 +146,7 @@ export class ChainIndexer {
           { ...this.label, err: error instanceof Error ? error.message : String(error), database: isConnectionFailure(error) },
           'indexing step failed; retrying from the last committed block',
         );
+        await this.stepFailed(error);
         await sleep(2_000, signal).catch(() => undefined);
         const tip = await indexedBlock(this.db, this.chain.chainId).catch(() => undefined);
         if (tip !== undefined) {
@@ -148,6 +155,28 @@ export class ChainIndexer {
         }
       }
     }
+  }
+
+  /**
+   * Tells every API process (through the database) that this chain's indexing is failing. The
+   * database may be what fails: then nothing is recorded, and /health sees the heartbeat stop.
+   */
+  private async stepFailed(error: unknown): Promise<void> {
+    const failure: IndexerFailure = isConnectionFailure(error) || isDatabaseRefusal(error) ? 'database' : error instanceof RpcError ? 'rpc' : 'internal';
+    // set first: a write whose answer was lost may still have been committed
+    this.failureRecorded = true;
+    try {
+      await recordIndexerFailure(this.db, this.chain.chainId, failure);
+    } catch {
+      // logged above already
+    }
+  }
+
+  /** Clears a recorded failure once a step has gone through; costs nothing while all is well. */
+  private async stepSucceeded(): Promise<void> {
+    if (!this.failureRecorded) return;
+    await clearIndexerFailure(this.db, this.chain.chainId);
+    this.failureRecorded = false;
   }
 
   /** The batch starting at `from`, using ranges fetched ahead while the previous one was written. */

@@ -40,3 +40,31 @@ export function runCli(args: readonly string[], options: { env?: Record<string, 
     });
   });
 }
+
+export interface CliProcess {
+  child: ReturnType<typeof spawn>;
+  /** what it wrote to stderr so far */
+  stderr(): string;
+  stop(): Promise<void>;
+}
+
+/** A long-running `explorer` command (index, serve, …) as a child process. */
+export function startCli(args: readonly string[], options: { env?: Record<string, string>; cwd?: string } = {}): CliProcess {
+  const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], {
+    cwd: options.cwd ?? REPO_ROOT,
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...options.env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  return {
+    child,
+    stderr: () => stderr,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}

@@ -19,7 +19,7 @@ export interface Page<T> {
 }
 
 export interface Health {
-  chains: { chain_id: number; indexed_block: number | null; head_block: number | null; lag: number | null }[];
+  chains: { chain_id: number; status: string; indexed_block: number | null; head_block: number | null; lag: number | null }[];
 }
 
 export class ApiError extends Error {
@@ -28,6 +28,7 @@ export class ApiError extends Error {
     message: string,
     /** seconds until the rate-limit window resets, on 429 */
     readonly retryAfter: number | null = null,
+    readonly body: unknown = null,
   ) {
     super(message);
   }
@@ -51,7 +52,7 @@ export async function getJson<T>(path: string, key: string | null, params: Param
   }
   const body: unknown = await res.json().catch(() => null);
   if (res.ok) return body as T;
-  throw new ApiError(res.status, errorText(body, res.statusText), retrySeconds(res));
+  throw new ApiError(res.status, errorText(body, res.statusText), retrySeconds(res), body);
 }
 
 function errorText(body: unknown, fallback: string): string {

@@ -155,11 +155,17 @@ async function route(): Promise<void> {
 
 async function loadChains(): Promise<void> {
   try {
-    const health = await getJson<Health>('health', null);
+    // a degraded server answers 503 with the same body: its chains are still worth listing
+    const health = await getJson<Health>('health', null).catch((err: unknown) => {
+      if (err instanceof ApiError && err.status === 503 && Array.isArray((err.body as Health | null)?.chains)) return err.body as Health;
+      throw err;
+    });
     const remembered = store.get(CHAIN_STORAGE);
     chainSelect.replaceChildren(
       ...health.chains.map((c) => {
-        const indexed = c.indexed_block === null ? 'not indexed yet' : `block ${c.indexed_block}${c.lag ? `, ${c.lag} behind` : ''}`;
+        const indexed =
+          (c.indexed_block === null ? 'not indexed yet' : `block ${c.indexed_block}${c.lag ? `, ${c.lag} behind` : ''}`) +
+          (c.status === 'degraded' ? ' · indexing degraded' : '');
         return h('option', { value: c.chain_id }, `${chainName(c.chain_id)} (${c.chain_id}) · ${indexed}`);
       }),
     );

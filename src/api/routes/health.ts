@@ -1,36 +1,111 @@
 import type { FastifyInstance } from 'fastify';
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { Registry } from '../registry.js';
+import type { ChainStatus } from '../../db/queries/chains.js';
+import { isConnectionFailure } from '../../db/unavailable.js';
 import { Nullable } from '../schemas/common.js';
 
-const Health = Type.Object({
-  status: Type.String(),
-  chains: Type.Array(
-    Type.Object({
-      chain_id: Type.Integer(),
-      indexed_block: Nullable(Type.Integer()),
-      head_block: Nullable(Type.Integer()),
-      lag: Nullable(Type.Integer({ description: 'head_block − indexed_block' })),
-    }),
-  ),
+const Status = Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('unavailable')]);
+
+const ChainHealth = Type.Object({
+  chain_id: Type.Integer(),
+  status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
+  indexed_block: Nullable(Type.Integer()),
+  head_block: Nullable(Type.Integer()),
+  lag: Nullable(Type.Integer({ description: 'head_block − indexed_block' })),
+  polled_at: Nullable(Type.String({ description: 'when the indexer last reached its node' })),
+  reasons: Type.Array(Type.String(), { description: 'why the chain is degraded; empty when ok' }),
 });
 
-/** Outside the keyed scope: load balancers and operators poll it. */
-export function healthRoute(app: FastifyInstance, registry: Registry): void {
+const Health = Type.Object({
+  status: Status,
+  reasons: Type.Array(Type.String()),
+  chains: Type.Array(ChainHealth),
+});
+type Health = Static<typeof Health>;
+
+export interface HealthThresholds {
+  /** blocks behind the node before a chain is degraded; 0: never */
+  maxLag: number;
+  /** ms without the indexer reaching its node before a chain is degraded; 0: never */
+  staleMs: number;
+}
+
+const FAILURES: Record<string, string> = {
+  rpc: 'the RPC node refused',
+  database: 'the database refused a write',
+  internal: 'an internal error (see the indexer log)',
+};
+
+const asNumber = (v: bigint | null) => (v === null ? null : Number(v));
+
+/** One chain's health from what the indexer left in the database. */
+export function chainHealth(c: ChainStatus, limits: HealthThresholds, now = Date.now()): Static<typeof ChainHealth> {
+  const lag = c.indexedBlock === null || c.headBlock === null ? null : c.headBlock - c.indexedBlock;
+  const reasons: string[] = [];
+  if (c.failingSince !== null) {
+    reasons.push(`indexing has been failing since ${c.failingSince.toISOString()}: ${FAILURES[c.failure ?? ''] ?? c.failure}`);
+  }
+  // a chain no indexer has ever polled for (served from a database filled elsewhere) is not judged
+  const silentMs = c.polledAt === null ? 0 : now - c.polledAt;
+  if (limits.staleMs > 0 && silentMs > limits.staleMs) {
+    reasons.push(`the indexer has not reached its node for ${Math.round(silentMs / 1000)} s (limit ${limits.staleMs / 1000} s)`);
+  }
+  if (limits.maxLag > 0 && lag !== null && lag > BigInt(limits.maxLag)) {
+    reasons.push(`indexing is ${lag} blocks behind the node (limit ${limits.maxLag})`);
+  }
+  return {
+    chain_id: c.chainId,
+    status: reasons.length === 0 ? 'ok' : 'degraded',
+    indexed_block: asNumber(c.indexedBlock),
+    head_block: asNumber(c.headBlock),
+    lag: asNumber(lag),
+    polled_at: c.polledAt === null ? null : new Date(c.polledAt).toISOString(),
+    reasons,
+  };
+}
+
+/** How long one answer is reused: polled by load balancers and anyone else, without a key. */
+const CACHE_MS = 1_000;
+
+/**
+ * Outside the keyed scope: load balancers and operators poll it. 200 when every chain is
+ * served as it should be; 503 when one is degraded (its indexer failing, silent or too far
+ * behind) or the database cannot be reached, so a load balancer takes the node out. It reads
+ * only the registry's cached chain list, and one answer serves every request for a second.
+ */
+export function healthRoute(app: FastifyInstance, registry: Registry, limits: HealthThresholds): void {
+  let cached: { at: number; answer: Promise<Health> } | null = null;
+  const evaluate = async (): Promise<Health> => {
+    let chains: ChainStatus[];
+    try {
+      chains = await registry.allChains();
+    } catch (error) {
+      if (!isConnectionFailure(error)) throw error;
+      return { status: 'unavailable', reasons: ['the database cannot be reached'], chains: [] };
+    }
+    const now = Date.now();
+    const health = chains.map((c) => chainHealth(c, limits, now));
+    return { status: health.some((c) => c.status !== 'ok') ? 'degraded' : 'ok', reasons: [], chains: health };
+  };
   app.get(
     '/health',
-    { schema: { summary: 'Service and indexing status', tags: ['service'], response: { 200: Health } } },
-    async () => {
-      const chains = await registry.allChains();
-      return {
-        status: 'ok',
-        chains: chains.map((c) => ({
-          chain_id: c.chainId,
-          indexed_block: c.indexedBlock === null ? null : Number(c.indexedBlock),
-          head_block: c.headBlock === null ? null : Number(c.headBlock),
-          lag: c.indexedBlock === null || c.headBlock === null ? null : Number(c.headBlock - c.indexedBlock),
-        })),
-      };
+    {
+      schema: {
+        summary: 'Service and indexing status',
+        description: '200 when every chain is served as it should be; 503 when one is degraded or the database cannot be reached.',
+        tags: ['service'],
+        response: { 200: Health, 503: Health },
+      },
+    },
+    async (_request, reply) => {
+      if (cached === null || Date.now() - cached.at >= CACHE_MS) {
+        const answer = evaluate();
+        cached = { at: Date.now(), answer };
+        answer.catch(() => (cached = null));
+      }
+      const health = await cached.answer;
+      return reply.code(health.status === 'ok' ? 200 : 503).send(health);
     },
   );
 }

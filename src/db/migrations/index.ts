@@ -4,6 +4,7 @@ import * as unclesByMiner from './003_uncles_by_miner.js';
 import * as addressTagsInline from './004_address_tags_inline.js';
 import * as addressesHashIndex from './005_addresses_hash_index.js';
 import * as blockChainFields from './006_block_chain_fields.js';
+import * as indexerHealth from './008_indexer_health.js';
 
 /** Ordered; a migration once released is never edited, only followed by a new one. */
 export const migrations: ReadonlyArray<{ id: string; sql: string }> = [
@@ -13,4 +14,5 @@ export const migrations: ReadonlyArray<{ id: string; sql: string }> = [
   { id: '004_address_tags_inline', sql: addressTagsInline.sql },
   { id: '005_addresses_hash_index', sql: addressesHashIndex.sql },
   { id: '006_block_chain_fields', sql: blockChainFields.sql },
+  { id: '008_indexer_health', sql: indexerHealth.sql },
 ];

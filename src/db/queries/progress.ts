@@ -24,8 +24,9 @@ export async function setIndexedBlock(db: Queryable, chainId: number, block: big
   ]);
 }
 
+/** The node's head, and (polled_at) that the indexer reached its node just now: its heartbeat. */
 export async function setHeadBlock(db: Queryable, chainId: number, head: bigint): Promise<void> {
-  await db.query('UPDATE chains SET head_block = $2 WHERE chain_id = $1', [chainId, head.toString()]);
+  await db.query('UPDATE chains SET head_block = $2, polled_at = now() WHERE chain_id = $1', [chainId, head.toString()]);
 }
 
 /** Our consensus hashes for a range of heights, to find where the node's chain diverged. */

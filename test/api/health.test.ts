@@ -1,0 +1,112 @@
+/**
+ * /health from what the indexer leaves in the database: ok, a failing step, a silent indexer, a
+ * chain too far behind, an unreachable database; and its cost for an unauthenticated flood.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/db/client.js';
+import { ensureChain } from '../../src/db/queries/chains.js';
+import { clearIndexerFailure, recordIndexerFailure } from '../../src/db/queries/indexer-status.js';
+import { setHeadBlock, setIndexedBlock } from '../../src/db/queries/progress.js';
+import { buildServer } from '../../src/api/server.js';
+import { apiConfig } from '../support/api.js';
+import { availableEngines, freshDatabase } from '../support/databases.js';
+
+describe.each(await availableEngines())('/health (%s)', (engine) => {
+  let fresh: Awaited<ReturnType<typeof freshDatabase>>;
+  let db: Database;
+  let queries = 0;
+
+  beforeAll(async () => {
+    fresh = await freshDatabase(engine);
+    // counts the statements the API sends, to see what /health costs
+    db = { ...fresh.db, query: (...args: Parameters<Database['query']>) => (queries++, fresh.db.query(...args)) } as Database;
+    await ensureChain(fresh.db, 1);
+    await ensureChain(fresh.db, 10);
+  });
+  afterAll(() => fresh?.drop());
+
+  /** a fresh server each time: the registry and the answer are cached for a second or two */
+  async function health(limits: { healthMaxLag?: number; healthStaleMs?: number } = {}) {
+    const app = await buildServer({ db, api: apiConfig({ healthMaxLag: 100, healthStaleMs: 60_000, ...limits }) });
+    try {
+      const res = await app.inject({ url: '/health' });
+      return { status: res.statusCode, body: res.json() };
+    } finally {
+      await app.close();
+    }
+  }
+  const chain = (body: any, id: number) => body.chains.find((c: any) => c.chain_id === id);
+
+  it('ok: both chains at their head, polled just now', async () => {
+    for (const id of [1, 10]) {
+      await setIndexedBlock(fresh.db, id, 500n);
+      await setHeadBlock(fresh.db, id, 502n);
+    }
+    const { status, body } = await health();
+    expect(status).toBe(200);
+    expect(body.status).toBe('ok');
+    expect(chain(body, 1)).toMatchObject({ status: 'ok', indexed_block: 500, head_block: 502, lag: 2, reasons: [] });
+    expect(Date.now() - Date.parse(chain(body, 1).polled_at)).toBeLessThan(60_000);
+  });
+
+  it('a failed indexing step: 503 with the reason, until a step succeeds', async () => {
+    await recordIndexerFailure(fresh.db, 10, 'rpc');
+    const failing = await health();
+    expect(failing.status).toBe(503);
+    expect(failing.body.status).toBe('degraded');
+    expect(chain(failing.body, 1).status).toBe('ok');
+    expect(chain(failing.body, 10)).toMatchObject({ status: 'degraded' });
+    expect(chain(failing.body, 10).reasons).toEqual([expect.stringMatching(/^indexing has been failing since \d{4}-\d\d-\d\dT.*Z: the RPC node refused$/)]);
+    await clearIndexerFailure(fresh.db, 10);
+    expect((await health()).status).toBe(200);
+  });
+
+  it('lag past the threshold: 503; 0 turns the check off', async () => {
+    await setHeadBlock(fresh.db, 1, 700n);
+    const behind = await health({ healthMaxLag: 150 });
+    expect(behind.status).toBe(503);
+    expect(chain(behind.body, 1).reasons).toEqual(['indexing is 200 blocks behind the node (limit 150)']);
+    expect((await health({ healthMaxLag: 200 })).status).toBe(200);
+    expect((await health({ healthMaxLag: 0 })).status).toBe(200);
+    await setHeadBlock(fresh.db, 1, 502n);
+  });
+
+  it('an indexer that stopped reaching its node: 503 after the threshold; a never-polled chain is not judged', async () => {
+    await fresh.db.query(`UPDATE chains SET polled_at = now() - interval '90 seconds' WHERE chain_id = 1`);
+    const silent = await health();
+    expect(silent.status).toBe(503);
+    expect(chain(silent.body, 1).reasons).toEqual([expect.stringMatching(/^the indexer has not reached its node for (89|9\d) s \(limit 60 s\)$/)]);
+    expect((await health({ healthStaleMs: 0 })).status).toBe(200);
+    await fresh.db.query('UPDATE chains SET polled_at = NULL WHERE chain_id = 1');
+    expect((await health()).status).toBe(200);
+  });
+
+  it('cheap: a flood of unauthenticated requests costs one query a second or two', async () => {
+    const app = await buildServer({ db, api: apiConfig() });
+    try {
+      const before = queries;
+      const started = Date.now();
+      for (let i = 0; i < 500; i++) expect((await app.inject({ url: '/health' })).statusCode).toBe(200);
+      const seconds = (Date.now() - started) / 1000;
+      // the registry reads chains and restricted addresses together, at most every 2 s
+      expect(queries - before).toBeLessThanOrEqual(2 * (Math.ceil(seconds / 2) + 1));
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('/health without a database', () => {
+  it('503 unavailable, naming the database', async () => {
+    const fresh = await freshDatabase('pglite');
+    await fresh.db.close(); // every statement now fails as a connection failure
+    const app = await buildServer({ db: fresh.db, api: apiConfig() });
+    try {
+      const res = await app.inject({ url: '/health' });
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toEqual({ status: 'unavailable', reasons: ['the database cannot be reached'], chains: [] });
+    } finally {
+      await app.close();
+    }
+  });
+});

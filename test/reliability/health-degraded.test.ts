@@ -1,0 +1,138 @@
+/**
+ * /health follows real indexing failures and recovers by itself: the database refusing the
+ * indexer's writes (disk full, raised by the real server at the batch write) and the RPC node
+ * going away (a TCP proxy in front of anvil cut). In one process on both engines, and with
+ * `explorer index` and `explorer serve` as separate processes on one PostgreSQL, where the API
+ * only knows what the indexer wrote to the database.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/db/client.js';
+import { buildServer } from '../../src/api/server.js';
+import { startTestNode, type TestNode } from '../support/anvil.js';
+import { apiConfig } from '../support/api.js';
+import { startApiProcess } from '../support/api-process.js';
+import { startCli } from '../support/cli.js';
+import { availableEngines, freshDatabase, postgresAvailable } from '../support/databases.js';
+import { DEVNET_CHAIN_ID, startIndexer, waitFor } from '../support/indexer-harness.js';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+
+const STALE_MS = 2_000;
+
+interface Answer {
+  status: number;
+  body: { status: string; chains: Array<{ chain_id: number; status: string; indexed_block: number | null; lag: number | null; reasons: string[] }> };
+}
+
+/** The database answers every write to `blocks` as a full disk would. */
+async function refuseWrites(db: Database): Promise<void> {
+  await db.exec(`
+    CREATE FUNCTION test_disk_full() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = '53100'; END $$;
+    CREATE TRIGGER test_disk_full BEFORE INSERT OR UPDATE ON blocks FOR EACH STATEMENT EXECUTE FUNCTION test_disk_full();
+  `);
+}
+
+async function allowWrites(db: Database): Promise<void> {
+  await db.exec('DROP TRIGGER test_disk_full ON blocks; DROP FUNCTION test_disk_full();');
+}
+
+/** Ok → the database refuses writes → degraded → writes allowed → ok → node gone → degraded → back → ok. */
+async function degradeAndRecover(health: () => Promise<Answer>, db: Database, node: TestNode, rpc: TcpProxy): Promise<string> {
+  const reasons = (a: Answer) => a.body.chains.find((c) => c.chain_id === DEVNET_CHAIN_ID)?.reasons.join('; ') ?? '';
+  const until = async (want: (a: Answer) => boolean, what: string, timeoutMs = 60_000) => {
+    const started = Date.now();
+    let last: Answer | undefined;
+    await waitFor(async () => ((last = await health()), want(last) ? true : undefined), () => `${what}; last answer ${JSON.stringify(last)}`, timeoutMs, 200);
+    return Date.now() - started;
+  };
+  const ok = (a: Answer) => a.status === 200 && a.body.status === 'ok';
+  const ours = (a: Answer) => a.body.chains.find((c) => c.chain_id === DEVNET_CHAIN_ID);
+  await until((a) => ok(a) && ours(a)?.indexed_block !== null && ours(a)?.lag === 0, '/health ok at the start, the chain indexed to the head');
+
+  await refuseWrites(db);
+  await node.mine(3);
+  const diskFull = await until(
+    (a) => a.status === 503 && a.body.status === 'degraded' && /indexing has been failing since .*: the database refused a write/.test(reasons(a)),
+    'degraded while the database refuses writes',
+  );
+  await allowWrites(db);
+  const afterDisk = await until(ok, 'ok once writes go through again');
+
+  rpc.cut();
+  const silent = await until((a) => a.status === 503 && /the indexer has not reached its node for \d+ s/.test(reasons(a)), 'degraded while the node is gone');
+  rpc.restore();
+  await node.mine(1);
+  const afterNode = await until(ok, 'ok once the node is back', 120_000);
+  return `disk full seen in ${diskFull} ms, recovered ${afterDisk} ms after; node gone seen in ${silent} ms (threshold ${STALE_MS} ms), recovered ${afterNode} ms after`;
+}
+
+describe.each(await availableEngines())('/health follows a failing indexer, one process (%s)', (engine) => {
+  let node: TestNode;
+  let proxy: TcpProxy;
+  let fresh: Awaited<ReturnType<typeof freshDatabase>>;
+
+  beforeAll(async () => {
+    node = await startTestNode();
+    proxy = await startTcpProxy(Number(new URL(node.url).port));
+    fresh = await freshDatabase(engine);
+  }, 120_000);
+  afterAll(async () => {
+    await proxy?.close();
+    await fresh?.drop();
+    await node?.stop();
+  });
+
+  it('degraded (503) while the database refuses writes or the node is gone, ok again after', async () => {
+    await node.mine(5);
+    const indexer = await startIndexer(fresh.db, `http://127.0.0.1:${proxy.port}`);
+    const app = await buildServer({ db: fresh.db, api: apiConfig({ healthStaleMs: STALE_MS }) });
+    try {
+      await indexer.caughtUp();
+      const health = async () => {
+        const res = await app.inject({ url: '/health' });
+        return { status: res.statusCode, body: res.json() } as Answer;
+      };
+      console.log(`health (${engine}, one process): ${await degradeAndRecover(health, fresh.db, node, proxy)}`);
+      expect(indexer.finished).toBe(false);
+    } finally {
+      await app.close();
+      await indexer.stop();
+    }
+  }, 300_000);
+});
+
+describe.runIf(await postgresAvailable())('/health follows a failing indexer, `explorer index` and `explorer serve` apart', () => {
+  let node: TestNode;
+  let proxy: TcpProxy;
+  let fresh: Awaited<ReturnType<typeof freshDatabase>>;
+
+  beforeAll(async () => {
+    node = await startTestNode();
+    proxy = await startTcpProxy(Number(new URL(node.url).port));
+    fresh = await freshDatabase('postgres');
+  }, 120_000);
+  afterAll(async () => {
+    await proxy?.close();
+    await fresh?.drop();
+    await node?.stop();
+  });
+
+  it('the API process sees what the indexer process wrote: degraded, then ok', async () => {
+    await node.mine(5);
+    const env = { DATABASE_URL: fresh.url!, EXPLORER_POLL_MS: '100' };
+    const indexer = startCli(['index', '--chain', `${DEVNET_CHAIN_ID}=http://127.0.0.1:${proxy.port}`], { env });
+    const api = await startApiProcess({ ...env, EXPLORER_HEALTH_STALE_MS: String(STALE_MS) });
+    try {
+      const health = async () => {
+        const res = await fetch(`${api.url}/health`);
+        return { status: res.status, body: await res.json() } as Answer;
+      };
+      await waitFor(async () => ((await health()).body.chains.length > 0 ? true : undefined), () => `the indexer to register its chain: ${indexer.stderr()}`, 60_000, 200);
+      console.log(`health (separate processes): ${await degradeAndRecover(health, fresh.db, node, proxy)}`);
+      expect(indexer.child.exitCode).toBeNull();
+    } finally {
+      await api.stop();
+      await indexer.stop();
+    }
+  }, 300_000);
+});
