@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
 import { ConfigError, flagAttribute, loadConfig, type Config } from '../../src/config/config.js';
 import { ALL_SETTINGS, apiSettings, chainSettings, rootSettings } from '../../src/config/settings.js';
@@ -92,7 +92,15 @@ function configOf(path: readonly string[], args: string[], env: NodeJS.ProcessEn
 
 const hasFlag = (path: readonly string[], flag: string) => command(path).options.some((o) => o.long === flag.split(' ')[0]);
 
+let checks = 0;
+function check(actual: unknown, expected: unknown, where: string): void {
+  checks++;
+  expect(actual, where).toEqual(expected);
+}
+
 describe('settings: one precedence rule, flag > environment > config file > default', () => {
+  afterAll(() => console.log(`settings: ${ALL_SETTINGS.length} settings × ${COMMANDS.length} commands, ${checks} precedence checks`));
+
   it('every defined setting has a precedence sample, and names are unique', () => {
     expect(Object.keys(SAMPLES).sort()).toEqual(ALL_SETTINGS.map((s) => s.key).sort());
     for (const names of [ALL_SETTINGS.map((s) => s.key), ALL_SETTINGS.flatMap((s) => s.env ?? []), ALL_SETTINGS.flatMap((s) => (s.flag ? [flagAttribute(s.flag)] : []))]) {
@@ -115,10 +123,10 @@ describe('settings: one precedence rule, flag > environment > config file > defa
         const withoutFile = s.key === 'config' ? [] : ['--config', configFile(`${s.key}-none.json`, fileContent(false))];
         const env = s.env && sample.env !== undefined ? { [s.env]: sample.env } : {};
         const flag = s.flag && sample.flag !== undefined && hasFlag(path, s.flag) ? [s.flag.split(' ')[0]!, sample.flag] : null;
-        if (flag) expect(sample.read(configOf(path, [...flag, ...withFile], env)), `${where}: flag`).toEqual(sample.expect.flag);
-        if (s.env && sample.env !== undefined) expect(sample.read(configOf(path, withFile, env)), `${where}: env`).toEqual(sample.expect.env);
-        if (sample.file !== undefined) expect(sample.read(configOf(path, withFile, {})), `${where}: file`).toEqual(sample.expect.file);
-        expect(sample.read(configOf(path, withoutFile, {})), `${where}: default`).toEqual(sample.expect.none);
+        if (flag) check(sample.read(configOf(path, [...flag, ...withFile], env)), sample.expect.flag, `${where}: flag`);
+        if (s.env && sample.env !== undefined) check(sample.read(configOf(path, withFile, env)), sample.expect.env, `${where}: env`);
+        if (sample.file !== undefined) check(sample.read(configOf(path, withFile, {})), sample.expect.file, `${where}: file`);
+        check(sample.read(configOf(path, withoutFile, {})), sample.expect.none, `${where}: default`);
       }
     });
   }
