@@ -12,7 +12,7 @@ import { startTestNode, type TestNode } from '../support/anvil.js';
 import { apiConfig } from '../support/api.js';
 import { startApiProcess } from '../support/api-process.js';
 import { startCli } from '../support/cli.js';
-import { availableEngines, freshDatabase, postgresAvailable } from '../support/databases.js';
+import { availableEngines, freshDatabase, postgresAvailable, type Engine } from '../support/databases.js';
 import { DEVNET_CHAIN_ID, startIndexer, waitFor } from '../support/indexer-harness.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
@@ -66,23 +66,26 @@ async function degradeAndRecover(health: () => Promise<Answer>, db: Database, no
   return `disk full seen in ${diskFull} ms, recovered ${afterDisk} ms after; node gone seen in ${silent} ms (threshold ${STALE_MS} ms), recovered ${afterNode} ms after`;
 }
 
-describe.each(await availableEngines())('/health follows a failing indexer, one process (%s)', (engine) => {
-  let node: TestNode;
-  let proxy: TcpProxy;
-  let fresh: Awaited<ReturnType<typeof freshDatabase>>;
-
+/** A node behind a TCP proxy (the indexer's way to it) and a fresh database, for one describe block. */
+function useRig(engine: Engine): () => { node: TestNode; proxy: TcpProxy; fresh: Awaited<ReturnType<typeof freshDatabase>> } {
+  let rig: { node: TestNode; proxy: TcpProxy; fresh: Awaited<ReturnType<typeof freshDatabase>> } | undefined;
   beforeAll(async () => {
-    node = await startTestNode();
-    proxy = await startTcpProxy(Number(new URL(node.url).port));
-    fresh = await freshDatabase(engine);
+    const node = await startTestNode();
+    rig = { node, proxy: await startTcpProxy(Number(new URL(node.url).port)), fresh: await freshDatabase(engine) };
   }, 120_000);
   afterAll(async () => {
-    await proxy?.close();
-    await fresh?.drop();
-    await node?.stop();
+    await rig?.proxy.close();
+    await rig?.fresh.drop();
+    await rig?.node.stop();
   });
+  return () => rig!;
+}
+
+describe.each(await availableEngines())('/health follows a failing indexer, one process (%s)', (engine) => {
+  const rig = useRig(engine);
 
   it('degraded (503) while the database refuses writes or the node is gone, ok again after', async () => {
+    const { node, proxy, fresh } = rig();
     await node.mine(5);
     const indexer = await startIndexer(fresh.db, `http://127.0.0.1:${proxy.port}`);
     const app = await buildServer({ db: fresh.db, api: apiConfig({ healthStaleMs: STALE_MS }) });
@@ -102,22 +105,10 @@ describe.each(await availableEngines())('/health follows a failing indexer, one 
 });
 
 describe.runIf(await postgresAvailable())('/health follows a failing indexer, `explorer index` and `explorer serve` apart', () => {
-  let node: TestNode;
-  let proxy: TcpProxy;
-  let fresh: Awaited<ReturnType<typeof freshDatabase>>;
-
-  beforeAll(async () => {
-    node = await startTestNode();
-    proxy = await startTcpProxy(Number(new URL(node.url).port));
-    fresh = await freshDatabase('postgres');
-  }, 120_000);
-  afterAll(async () => {
-    await proxy?.close();
-    await fresh?.drop();
-    await node?.stop();
-  });
+  const rig = useRig('postgres');
 
   it('the API process sees what the indexer process wrote: degraded, then ok', async () => {
+    const { node, proxy, fresh } = rig();
     await node.mine(5);
     const env = { DATABASE_URL: fresh.url!, EXPLORER_POLL_MS: '100' };
     const indexer = startCli(['index', '--chain', `${DEVNET_CHAIN_ID}=http://127.0.0.1:${proxy.port}`], { env });
