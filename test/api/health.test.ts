@@ -56,7 +56,7 @@ describe.each(await availableEngines())('/health (%s)', (engine) => {
     expect(failing.body.status).toBe('degraded');
     expect(chain(failing.body, 1).status).toBe('ok');
     expect(chain(failing.body, 10)).toMatchObject({ status: 'degraded' });
-    expect(chain(failing.body, 10).reasons).toEqual([expect.stringMatching(/^indexing has been failing since \d{4}-\d\d-\d\dT.*Z: the RPC node refused$/)]);
+    expect(chain(failing.body, 10).reasons).toEqual([expect.stringMatching(/^indexing has been failing since \d{4}-\d\d-\d\dT.*Z: the RPC node failed$/)]);
     await clearIndexerFailure(fresh.db, 10);
     expect((await health()).status).toBe(200);
   });

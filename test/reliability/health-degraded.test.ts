@@ -52,7 +52,7 @@ async function degradeAndRecover(health: () => Promise<Answer>, db: Database, no
   await refuseWrites(db);
   await node.mine(3);
   const diskFull = await until(
-    (a) => a.status === 503 && a.body.status === 'degraded' && /indexing has been failing since .*: the database refused a write/.test(reasons(a)),
+    (a) => a.status === 503 && a.body.status === 'degraded' && /indexing has been failing since .*: the database failed/.test(reasons(a)),
     'degraded while the database refuses writes',
   );
   await allowWrites(db);

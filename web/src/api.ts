@@ -3,6 +3,7 @@ import type { AddressObject } from '../../src/api/schemas/address.js';
 import type { BlockObject } from '../../src/api/schemas/blocks.js';
 import type { HolderItem } from '../../src/api/schemas/holders.js';
 import type { TokenObject } from '../../src/api/schemas/tokens.js';
+import type { HealthBody } from '../../src/api/schemas/health.js';
 import type { Static } from '@sinclair/typebox';
 
 export type Address = AddressObject;
@@ -18,9 +19,7 @@ export interface Page<T> {
   next_page_params: Params | null;
 }
 
-export interface Health {
-  chains: { chain_id: number; status: string; indexed_block: number | null; head_block: number | null; lag: number | null }[];
-}
+export type Health = HealthBody;
 
 export class ApiError extends Error {
   constructor(

@@ -1,28 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import type { Registry } from '../registry.js';
 import type { ChainStatus } from '../../db/queries/chains.js';
 import { isConnectionFailure } from '../../db/unavailable.js';
-import { Nullable } from '../schemas/common.js';
-
-const Status = Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('unavailable')]);
-
-const ChainHealth = Type.Object({
-  chain_id: Type.Integer(),
-  status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
-  indexed_block: Nullable(Type.Integer()),
-  head_block: Nullable(Type.Integer()),
-  lag: Nullable(Type.Integer({ description: 'head_block − indexed_block' })),
-  polled_at: Nullable(Type.String({ description: 'when the indexer last reached its node' })),
-  reasons: Type.Array(Type.String(), { description: 'why the chain is degraded; empty when ok' }),
-});
-
-const Health = Type.Object({
-  status: Status,
-  reasons: Type.Array(Type.String()),
-  chains: Type.Array(ChainHealth),
-});
-type Health = Static<typeof Health>;
+import { ChainHealth, Health, type HealthBody } from '../schemas/health.js';
 
 export interface HealthThresholds {
   /** blocks behind the node before a chain is degraded; 0: never */
@@ -32,8 +13,8 @@ export interface HealthThresholds {
 }
 
 const FAILURES: Record<string, string> = {
-  rpc: 'the RPC node refused',
-  database: 'the database refused a write',
+  rpc: 'the RPC node failed',
+  database: 'the database failed',
   internal: 'an internal error (see the indexer log)',
 };
 
@@ -75,8 +56,8 @@ const CACHE_MS = 1_000;
  * only the registry's cached chain list, and one answer serves every request for a second.
  */
 export function healthRoute(app: FastifyInstance, registry: Registry, limits: HealthThresholds): void {
-  let cached: { at: number; answer: Promise<Health> } | null = null;
-  const evaluate = async (): Promise<Health> => {
+  let cached: { at: number; answer: Promise<HealthBody> } | null = null;
+  const evaluate = async (): Promise<HealthBody> => {
     let chains: ChainStatus[];
     try {
       chains = await registry.allChains();

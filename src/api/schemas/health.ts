@@ -1,0 +1,22 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable } from './common.js';
+
+/** /health's body, with 200 and with 503 (README documents both). */
+const Status = Type.Union([Type.Literal('ok'), Type.Literal('degraded'), Type.Literal('unavailable')]);
+
+export const ChainHealth = Type.Object({
+  chain_id: Type.Integer(),
+  status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
+  indexed_block: Nullable(Type.Integer()),
+  head_block: Nullable(Type.Integer()),
+  lag: Nullable(Type.Integer({ description: 'head_block − indexed_block' })),
+  polled_at: Nullable(Type.String({ description: 'when the indexer last reached its node' })),
+  reasons: Type.Array(Type.String(), { description: 'why the chain is degraded; empty when ok' }),
+});
+
+export const Health = Type.Object({
+  status: Status,
+  reasons: Type.Array(Type.String()),
+  chains: Type.Array(ChainHealth),
+});
+export type HealthBody = Static<typeof Health>;
