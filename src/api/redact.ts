@@ -1,4 +1,74 @@
-/** The URL with the values of `apikey` and `key` replaced, for logs. */
-export function redactUrl(url: string): string {
-  return url.replace(/([?&](?:apikey|key)=)[^&#]*/gi, '$1[redacted]');
+import { stdSerializers } from 'pino';
+import { SECRET_PARAMETERS } from '../sdk/secret-parameters.js';
+import { HoldersQuery } from './schemas/holders.js';
+import { BlocksValidatedQuery } from './schemas/blocks.js';
+import { EtherscanQuerySchema } from './routes/etherscan/route.js';
+
+/**
+ * The parameters whose values may appear in a log line: those our routes document, less the
+ * secret ones. Any other name, and its value, is redacted too: a client that misspells or
+ * re-encodes `apikey` (`%61pikey`, `apikey[]`, `api_key`…) still sent a key.
+ */
+const PUBLIC_PARAMETERS: ReadonlySet<string> = new Set(
+  [HoldersQuery, BlocksValidatedQuery, EtherscanQuerySchema]
+    .flatMap((schema) => Object.keys(schema.properties))
+    .filter((name) => !SECRET_PARAMETERS.has(name)),
+);
+
+const REDACTED = '[redacted]';
+// A log line stays short whatever the request: the path and values are cut beyond these.
+const MAX_PATH = 300;
+const MAX_VALUE = 100;
+
+const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
+
+type ParsedQuery = Record<string, unknown>;
+
+/** The query as the server parsed it; for a raw request (no parsed query) the URL is parsed the same way. */
+function parsedQuery(request: { url?: string; query?: unknown }, rawQuery: string): ParsedQuery {
+  if (request.query && typeof request.query === 'object') return request.query as ParsedQuery;
+  const parsed: Record<string, string[]> = {};
+  for (const [name, value] of new URLSearchParams(rawQuery)) (parsed[name] ??= []).push(value);
+  return parsed;
 }
+
+function parameter(name: string, value: unknown): string {
+  if (SECRET_PARAMETERS.has(name)) return `${name}=${REDACTED}`;
+  if (!PUBLIC_PARAMETERS.has(name)) return `${REDACTED}=${REDACTED}`;
+  const values = Array.isArray(value) ? value : [value];
+  return values.map((v) => `${name}=${encodeURIComponent(cut(String(v), MAX_VALUE))}`).join('&');
+}
+
+/**
+ * The request's URL for a log line, built from the parsed query rather than by pattern on the
+ * raw text: names are decoded before they are judged, so no encoding of a secret's name lets
+ * its value through.
+ */
+export function loggedUrl(request: { url?: string; query?: unknown }): string {
+  const url = request.url ?? '';
+  const q = url.indexOf('?');
+  const path = cut(q === -1 ? url : url.slice(0, q), MAX_PATH);
+  if (q === -1) return path;
+  const query = parsedQuery(request, url.slice(q + 1));
+  const parts = Object.entries(query).map(([name, value]) => parameter(name, value));
+  return parts.length === 0 ? path : `${path}?${parts.join('&')}`;
+}
+
+/**
+ * pino serializers for the API's logger: whatever logs `{ req }` (Fastify itself on a 5xx from
+ * its default handler, a plugin, our code) gets the redacted URL and no headers; an error keeps
+ * its message and stack but not `rawPacket`, the raw bytes Node attaches to a malformed
+ * request (its headers, keys included).
+ */
+export const logSerializers = {
+  req: (request: { method?: string; url?: string; query?: unknown; ip?: string }) => ({
+    method: request.method,
+    url: loggedUrl(request),
+    remoteAddress: request.ip,
+  }),
+  err: (error: Error) => {
+    const serialized = stdSerializers.err(error) as unknown as Record<string, unknown>;
+    delete serialized.rawPacket;
+    return serialized;
+  },
+};

@@ -15,7 +15,10 @@ import { authPlugin } from './plugins/auth.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
 import { Registry } from './registry.js';
 import { chainScope } from './routes/chain-scope.js';
-import { pageCache } from './plugins/page-cache.js';
+import { pageCache, pageCacheMetrics } from './plugins/page-cache.js';
+import { parameterLimits } from './plugins/parameter-limits.js';
+import { DOCS_CSP, securityHeaders, setSecurityHeaders } from './plugins/security-headers.js';
+import { serverTimeouts } from './server-options.js';
 import { holdersRoute } from './routes/holders.js';
 import { blocksValidatedRoute } from './routes/blocks-validated.js';
 import { tokenCountersRoute } from './routes/token-counters.js';
@@ -23,7 +26,7 @@ import { etherscanRoutes } from './routes/etherscan/route.js';
 import { healthRoute } from './routes/health.js';
 import { tokenRoute } from './routes/token.js';
 import { webRoute } from './routes/web.js';
-import { redactUrl } from './redact.js';
+import { loggedUrl, logSerializers } from './redact.js';
 
 export interface ServerOptions {
   db: Database;
@@ -38,14 +41,19 @@ export interface ServerOptions {
 }
 
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
+  // Whatever logs a request or an error through this logger (Fastify included) gets the
+  // redacting serializers: no key in any encoding, no raw request bytes.
+  const logger = options.logger?.child({}, { serializers: logSerializers });
   const app = Fastify({
-    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
+    ...(logger ? { loggerInstance: logger } : { logger: false }),
+    ...serverTimeouts(options.api),
     // A long bad hash must reach validation (422), not be cut to a 404 by the router.
     routerOptions: { maxParamLength: 2_000 },
     // The router's own rejections (a path segment longer than that, a malformed URL) get the
     // documented bodies too: such a chain id or hash names nothing we serve.
     frameworkErrors: (error, _request, reply) => {
       const r = reply as unknown as FastifyReply;
+      setSecurityHeaders(r);
       if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') return r.code(404).send({ message: 'Not found' });
       return r.code(400).send({ message: 'Bad request' });
     },
@@ -54,19 +62,26 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     // one line per request is logged below instead, with keys redacted.
     logController: new LogController({ disableRequestLogging: true }),
   });
-  // (skipped when nothing would be logged: redacting every URL is measurable per request)
-  if (options.logger) {
+  app.server.maxConnections = options.api.maxConnections;
+  // (skipped when nothing would be logged: building the URL is measurable per request)
+  if (logger) {
     app.addHook('onResponse', async (request, reply) => {
       request.log.info(
-        { method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 },
+        { method: request.method, url: loggedUrl(request), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 },
         'request',
       );
     });
   }
+  // Requests are served from a pool whose statements time out (PostgreSQL); the indexer and
+  // the migrations keep the untimed one.
+  const db =
+    options.api.statementTimeoutMs > 0 && options.db.withStatementTimeout ? options.db.withStatementTimeout(options.api.statementTimeoutMs) : options.db;
+  if (db !== options.db) app.addHook('onClose', async () => db.close());
 
   for (const schema of [AddressObject, BlockObject, MessageBody, ValidationErrorBody, HoldersPage, BlocksValidatedPage]) {
     app.addSchema(schema);
   }
+  await app.register(securityHeaders);
   await app.register(errorsPlugin);
   await app.register(swagger, {
     openapi: {
@@ -86,9 +101,9 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       security: [{ apikey: [] }, { header: [] }, { bearer: [] }],
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: DOCS_CSP });
 
-  const registry = new Registry(options.db, options.api.restrictedAddresses);
+  const registry = new Registry(db, options.api.restrictedAddresses);
   healthRoute(app, registry, { maxLag: options.api.healthMaxLag, staleMs: options.api.healthStaleMs });
   await webRoute(app, options.webRoot);
   app.get('/api/v2/openapi.json', { schema: { hide: true } }, async () => app.swagger());
@@ -100,15 +115,17 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
 
   // Everything keyed and limited lives in this scope; health and docs stay outside it.
   await app.register(async (api) => {
-    await api.register(authPlugin, { db: options.db, staticKeys: options.api.staticApiKeys });
     await api.register(rateLimitPlugin, { defaultLimit: options.api.defaultRateLimit, redis: options.redis ?? null });
+    await api.register(authPlugin, { db, staticKeys: options.api.staticApiKeys });
+    parameterLimits(api);
     chainScope(api, registry, options.api.restrictedKey);
-    pageCache(api, { ttlMs: options.api.pageCacheMs ?? 1_000 });
-    holdersRoute(api, options.db);
-    blocksValidatedRoute(api, options.db);
-    tokenCountersRoute(api, options.db);
-    await etherscanRoutes(api, options.db);
-    tokenRoute(api, options.db);
+    const cache = pageCache(api, { ttlMs: options.api.pageCacheMs ?? 1_000, maxBytes: options.api.pageCacheMb * 2 ** 20 });
+    pageCacheMetrics(metrics, cache);
+    holdersRoute(api, db);
+    blocksValidatedRoute(api, db);
+    tokenCountersRoute(api, db);
+    await etherscanRoutes(api, db);
+    tokenRoute(api, db);
   });
   return app;
 }

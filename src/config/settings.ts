@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import {
   addressList, blockNumber, choice, integer, optional, setting, text, textList, type Kind, type Setting, type Values,
 } from './setting.js';
+import { API_KEY_FORMAT_TEXT, API_KEY_MAX_LENGTH, API_KEY_MIN_LENGTH, API_KEY_PATTERN, MAX_PARAMETER_LENGTH } from '../api/limits.js';
 
 /**
  * Every setting of the service, each defined once. Adding one is one entry here (and its use):
@@ -20,6 +21,20 @@ const RPC_URL = Type.String({ pattern: '^(https?|wss?)://[^\\s]+$', maxLength: 4
 
 const urlOf = (schemes: string, what: string): Kind<string> =>
   text({ pattern: `^(${schemes})://[^\\s]+$`, errorMessage: what });
+
+/** API keys of the environment or the file: each of the format a request may present (api/limits.ts). */
+const apiKeyList: Kind<string[]> = {
+  ...textList,
+  schema: Type.Array(
+    Type.String({
+      minLength: API_KEY_MIN_LENGTH,
+      maxLength: API_KEY_MAX_LENGTH,
+      pattern: API_KEY_PATTERN.source,
+      errorMessage: API_KEY_FORMAT_TEXT,
+    }),
+    { maxItems: 100_000 },
+  ),
+};
 
 // ---------------------------------------------------------------------------------------------
 
@@ -46,12 +61,13 @@ export const apiSettings = {
     help: 'requests per second per key, for keys without their own limit',
   }),
   staticApiKeys: setting({
-    key: 'apiKeys', env: 'EXPLORER_API_KEYS', default: [], defaultText: 'none', secret: true, ...textList,
-    help: 'static API keys for deployments without key management (comma-separated in the environment)',
+    key: 'apiKeys', env: 'EXPLORER_API_KEYS', default: [], defaultText: 'none', secret: true, ...apiKeyList,
+    help: `static API keys for deployments without key management (comma-separated in the environment), each ${API_KEY_FORMAT_TEXT}`,
   }),
   restrictedKey: setting({
-    key: 'restrictedKey', env: 'EXPLORER_RESTRICTED_KEY', default: null, defaultText: 'none', secret: true, ...optional(text()),
-    help: 'the `key` query value that opens restricted addresses',
+    key: 'restrictedKey', env: 'EXPLORER_RESTRICTED_KEY', default: null, defaultText: 'none', secret: true,
+    ...optional(text({ maxLength: MAX_PARAMETER_LENGTH })),
+    help: `the \`key\` query value that opens restricted addresses (at most ${MAX_PARAMETER_LENGTH} characters)`,
   }),
   restrictedAddresses: setting({
     key: 'restrictedAddresses', env: 'EXPLORER_RESTRICTED_ADDRESSES', default: [], defaultText: 'none', ...addressList,
@@ -65,6 +81,34 @@ export const apiSettings = {
   pageCacheMs: setting({
     key: 'pageCacheMs', env: 'EXPLORER_PAGE_CACHE_MS', default: 1_000, ...integer(0, 3_600_000),
     help: 'how long a served page may be reused while the chain\'s indexed block is unchanged (0: off)',
+  }),
+  pageCacheMb: setting({
+    key: 'pageCacheMb', env: 'EXPLORER_PAGE_CACHE_MB', default: 32, ...integer(1, 1_048_576),
+    help: 'memory the page cache may take, in MiB: keys, bodies and per-entry overhead all count',
+  }),
+  connectionTimeoutMs: setting({
+    key: 'connectionTimeoutMs', env: 'EXPLORER_CONNECTION_TIMEOUT_MS', default: 30_000, ...integer(0, 3_600_000),
+    help: 'a connection with no bytes either way for this long is closed (0: never)',
+  }),
+  requestTimeoutMs: setting({
+    key: 'requestTimeoutMs', env: 'EXPLORER_REQUEST_TIMEOUT_MS', default: 10_000, ...integer(0, 3_600_000),
+    help: 'time a client has to send a whole request (0: no limit)',
+  }),
+  headersTimeoutMs: setting({
+    key: 'headersTimeoutMs', env: 'EXPLORER_HEADERS_TIMEOUT_MS', default: 5_000, ...integer(0, 3_600_000),
+    help: 'time a client has to send a request\'s headers, at most `requestTimeoutMs`; a slow client gets 408 (0: no limit)',
+  }),
+  keepAliveTimeoutMs: setting({
+    key: 'keepAliveTimeoutMs', env: 'EXPLORER_KEEP_ALIVE_TIMEOUT_MS', default: 5_000, ...integer(1, 3_600_000),
+    help: 'an idle keep-alive connection is closed after this long; behind a load balancer that reuses connections, set it above the balancer\'s idle timeout (65000 behind one that idles at 60 s)',
+  }),
+  maxConnections: setting({
+    key: 'maxConnections', env: 'EXPLORER_MAX_CONNECTIONS', default: 1_024, ...integer(1, 1_000_000),
+    help: 'connections beyond this many are closed as they arrive',
+  }),
+  statementTimeoutMs: setting({
+    key: 'statementTimeoutMs', env: 'EXPLORER_STATEMENT_TIMEOUT_MS', default: 5_000, ...integer(0, 3_600_000),
+    help: 'PostgreSQL: a statement serving a request is cancelled after this long and answered 503; the indexer\'s have none. PGlite has no equivalent (0: no limit)',
   }),
   healthMaxLag: setting({
     key: 'healthMaxLag', env: 'EXPLORER_HEALTH_MAX_LAG', default: 100, ...integer(0),

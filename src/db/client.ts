@@ -26,6 +26,13 @@ export interface Database extends Queryable {
   close(): Promise<void>;
   /** PGlite only: the whole data directory as a tarball */
   dump?(): Promise<Blob>;
+  /**
+   * PostgreSQL only: a pool of its own whose statements the server cancels after
+   * `statementTimeoutMs` (they then fail with StatementTimeoutError), for serving requests.
+   * PGlite has no equivalent: it accepts `statement_timeout` but never fires it, and a
+   * statement runs on the event loop's thread, so no JS timer can interrupt it either.
+   */
+  withStatementTimeout?(statementTimeoutMs: number): Database;
 }
 
 /** Raised for any failure to reach or use the database; the API maps it to 503. */
@@ -33,6 +40,15 @@ export class DatabaseUnavailableError extends Error {
   override name = 'DatabaseUnavailableError';
   constructor(cause: unknown) {
     super(`database unavailable: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+/** A statement cancelled by the server's `statement_timeout`: 503, like an outage. */
+export class StatementTimeoutError extends DatabaseUnavailableError {
+  override name = 'StatementTimeoutError';
+  constructor(cause: unknown) {
+    super(cause);
+    this.message = 'statement timeout';
   }
 }
 

@@ -5,7 +5,16 @@ import { classifyFailures } from './unavailable.js';
 // int8 and numeric stay strings (pg's default); the query layer converts them to bigint so
 // no uint256 or block number is ever squeezed through a JS number.
 export async function openPostgres(url: string, poolSize = 10): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5_000 });
+  return postgresDatabase(url, poolSize, undefined);
+}
+
+function postgresDatabase(url: string, poolSize: number, statementTimeoutMs: number | undefined): Database {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    connectionTimeoutMillis: 5_000,
+    ...(statementTimeoutMs ? { statement_timeout: statementTimeoutMs } : {}),
+  });
   // An idle client that loses its connection (server restart) must not crash the process;
   // the pool drops it and the next query opens a new one.
   pool.on('error', () => undefined);
@@ -58,5 +67,7 @@ export async function openPostgres(url: string, poolSize = 10): Promise<Database
       await pool.query(sql);
     },
     close: () => pool.end(),
+    // a pool apart, so the indexer's long writes and the migrations keep no timeout
+    withStatementTimeout: (ms) => postgresDatabase(url, poolSize, ms),
   };
 }

@@ -1,4 +1,4 @@
-import { DatabaseUnavailableError } from './client.js';
+import { DatabaseUnavailableError, StatementTimeoutError } from './client.js';
 
 // Connection-level failures (server down, restarting, out of connections) as opposed to
 // errors in a statement: only these become 503s and indexer retries.
@@ -24,11 +24,17 @@ export function isDatabaseRefusal(error: unknown): boolean {
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && typeof severity === 'string';
 }
 
-/** Rethrows connection failures as DatabaseUnavailableError, anything else unchanged. */
+/** 57014 is any cancel; only the timeout's is ours to answer with a 503. */
+function isStatementTimeout(error: unknown): boolean {
+  return error instanceof Error && (error as { code?: unknown }).code === '57014' && /statement timeout/i.test(error.message);
+}
+
+/** Rethrows connection failures as DatabaseUnavailableError (timeouts as StatementTimeoutError), anything else unchanged. */
 export async function classifyFailures<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
+    if (isStatementTimeout(error)) throw new StatementTimeoutError(error);
     throw isConnectionFailure(error) ? new DatabaseUnavailableError(error) : error;
   }
 }

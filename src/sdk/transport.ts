@@ -1,4 +1,5 @@
 import { errorFor, ExplorerError } from './errors.js';
+import { SECRET_PARAMETERS } from './secret-parameters.js';
 
 export type QueryValue = string | number | undefined;
 
@@ -50,10 +51,15 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
-/** The URL with the key hidden, for error messages and logs. */
-function redacted(url: URL): string {
+/**
+ * The URL for error messages and logs: every secret parameter's value replaced. Built from the
+ * parsed parameters (the names are decoded there), so no spelling of a name slips through.
+ */
+export function redactedUrl(url: URL): string {
   const copy = new URL(url);
-  if (copy.searchParams.has('apikey')) copy.searchParams.set('apikey', '***');
+  for (const name of new Set(copy.searchParams.keys())) {
+    if (SECRET_PARAMETERS.has(name)) copy.searchParams.set(name, '***');
+  }
   return copy.toString();
 }
 
@@ -68,6 +74,11 @@ async function readBody(response: Response): Promise<unknown> {
 
 export function createTransport(options: TransportOptions): Transport {
   const base = options.baseUrl.replace(/\/+$/, '');
+  // fetch refuses such URLs with an error that quotes the whole URL, the key included
+  const parsedBase = new URL(base);
+  if (parsedBase.username !== '' || parsedBase.password !== '') {
+    throw new TypeError('baseUrl must not carry credentials (user:password@): pass the key as apiKey');
+  }
   const doFetch = options.fetch ?? globalThis.fetch;
   const maxRetries = options.maxRetries ?? 5;
 
@@ -84,7 +95,7 @@ export function createTransport(options: TransportOptions): Transport {
         if (response.status === 200) {
           const body = await readBody(response);
           if (typeof body !== 'object' || body === null) {
-            throw new ExplorerError(200, 'response is not a JSON object', redacted(url), body);
+            throw new ExplorerError(200, 'response is not a JSON object', redactedUrl(url), body);
           }
           return body as T;
         }
@@ -94,7 +105,7 @@ export function createTransport(options: TransportOptions): Transport {
           await sleep(wait ?? DEFAULT_WAIT_MS, signal);
           continue;
         }
-        throw errorFor(response.status, body, redacted(url), wait);
+        throw errorFor(response.status, body, redactedUrl(url), wait);
       }
     },
   };

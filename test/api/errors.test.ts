@@ -13,6 +13,7 @@ const MINER = addressOf(1, 'miner');
 const HASH_DETAIL = 'Invalid format. Expected ~r/^0x([A-Fa-f0-9]{40})$/';
 const holdersPath = (t: string = TOKEN) => `/${CHAIN}/api/v2/tokens/${t}/holders`;
 const blocksPath = (a: string = MINER) => `/${CHAIN}/api/v2/addresses/${a}/blocks-validated`;
+const TOO_LONG = 'String length is larger than maxLength: 256';
 const invalid = (pointer: string, detail: string) => ({ errors: [{ title: 'Invalid value', source: { pointer }, detail }] });
 
 describe.each(await availableEngines())('errors on %s', (engine) => {
@@ -38,12 +39,23 @@ describe.each(await availableEngines())('errors on %s', (engine) => {
     ['unknown parameter', holdersPath(), { foo: 'bar' }, invalid('/foo', 'Unexpected field: foo')],
     ['token_id on blocks', blocksPath(), { token_id: '1' }, invalid('/token_id', 'Unexpected field: token_id')],
     ['block_number on holders', holdersPath(), { block_number: 1 }, invalid('/block_number', 'Unexpected field: block_number')],
+    // Length limits (README, Limits): every query value at most 256 characters.
+    ['a 257-character key on holders', holdersPath(), { key: 'k'.repeat(257) }, invalid('/key', TOO_LONG)],
+    ['an 8 KB key on blocks-validated', blocksPath(), { key: 'k'.repeat(8_192) }, invalid('/key', TOO_LONG)],
+    ['items_count of 300 characters', blocksPath(), { items_count: `${'0'.repeat(299)}5` }, invalid('/items_count', TOO_LONG)],
+    ['a long unknown parameter', holdersPath(), { foo: 'x'.repeat(300) }, invalid('/foo', TOO_LONG)],
   ];
   it.each(cases)('422 for %s', async (_name, path, query, expected) => {
     const res = await api.get(path, query);
     expect(res.status).toBe(422);
     expect(res.body).toEqual(expected);
     assertWire(validationSchema, res.body);
+  });
+
+  it('a key of exactly 256 characters is accepted', async () => {
+    const res = await api.get(blocksPath(), { key: 'k'.repeat(256) });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ items: [], next_page_params: null });
   });
 
   it('422 for a value that is not an integer string, summary first', async () => {

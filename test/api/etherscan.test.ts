@@ -230,6 +230,16 @@ describe.each(await availableEngines())('Etherscan-style /{chain_id}/api on %s',
       }
     });
 
+    it('a parameter over 256 characters, known or not: Error! Invalid parameter', async () => {
+      const long = 'x'.repeat(257);
+      const queries: Array<Record<string, string>> = [{ module: long }, { module: 'token', action: 'tokenholdercount', contractaddress: TOKEN, sort: long }];
+      for (const query of queries) {
+        const res = await call(query);
+        expect(res.status).toBe(200);
+        expect(res.body).toEqual(notOk('Error! Invalid parameter'));
+      }
+    });
+
     it('a missing or wrong API key, with rate-limit headers', async () => {
       const query = 'module=token&action=tokenholdercount&contractaddress=' + TOKEN;
       for (const url of [`/${CHAIN}/api?${query}`, `/${CHAIN}/api?${query}&apikey=wrong`]) {

@@ -69,7 +69,7 @@ const SAMPLES: Record<string, Sample> = {
   host: { flag: '10.0.0.1', env: '10.0.0.2', file: '10.0.0.3', expect: { flag: '10.0.0.1', env: '10.0.0.2', file: '10.0.0.3', none: '127.0.0.1' }, read: (c) => c.api.host },
   port: { flag: '5001', env: '5002', file: 5003, expect: { flag: 5001, env: 5002, file: 5003, none: 4000 }, read: (c) => c.api.port },
   rateLimit: { env: '31', file: 32, expect: { env: 31, file: 32, none: 10 }, read: (c) => c.api.defaultRateLimit },
-  apiKeys: { env: 'k1, k2', file: ['k3'], expect: { env: ['k1', 'k2'], file: ['k3'], none: [] }, read: (c) => c.api.staticApiKeys },
+  apiKeys: { env: 'key-one-1, key-two-2', file: ['key-three-3'], expect: { env: ['key-one-1', 'key-two-2'], file: ['key-three-3'], none: [] }, read: (c) => c.api.staticApiKeys },
   restrictedKey: { env: 's1', file: 's2', expect: { env: 's1', file: 's2', none: null }, read: (c) => c.api.restrictedKey },
   restrictedAddresses: { env: A1, file: [A3], expect: { env: [A1], file: [A3], none: [] }, read: (c) => c.api.restrictedAddresses },
   redisUrl: { env: 'redis://env:6379', file: 'redis://file:6379', expect: { env: 'redis://env:6379', file: 'redis://file:6379', none: null }, read: (c) => c.api.redisUrl },
@@ -77,6 +77,13 @@ const SAMPLES: Record<string, Sample> = {
   pageCacheMs: { env: '0', file: 5, expect: { env: 0, file: 5, none: 1_000 }, read: (c) => c.api.pageCacheMs },
   healthMaxLag: { env: '0', file: 7, expect: { env: 0, file: 7, none: 100 }, read: (c) => c.api.healthMaxLag },
   healthStaleMs: { env: '1500', file: 2500, expect: { env: 1_500, file: 2_500, none: 60_000 }, read: (c) => c.api.healthStaleMs },
+  pageCacheMb: { env: '8', file: 16, expect: { env: 8, file: 16, none: 32 }, read: (c) => c.api.pageCacheMb },
+  connectionTimeoutMs: { env: '0', file: 1_000, expect: { env: 0, file: 1_000, none: 30_000 }, read: (c) => c.api.connectionTimeoutMs },
+  requestTimeoutMs: { env: '7000', file: 8_000, expect: { env: 7_000, file: 8_000, none: 10_000 }, read: (c) => c.api.requestTimeoutMs },
+  headersTimeoutMs: { env: '2000', file: 3_000, expect: { env: 2_000, file: 3_000, none: 5_000 }, read: (c) => c.api.headersTimeoutMs },
+  keepAliveTimeoutMs: { env: '65000', file: 1_000, expect: { env: 65_000, file: 1_000, none: 5_000 }, read: (c) => c.api.keepAliveTimeoutMs },
+  maxConnections: { env: '50', file: 60, expect: { env: 50, file: 60, none: 1_024 }, read: (c) => c.api.maxConnections },
+  statementTimeoutMs: { env: '0', file: 2_500, expect: { env: 0, file: 2_500, none: 5_000 }, read: (c) => c.api.statementTimeoutMs },
 };
 
 function command(path: readonly string[]): Command {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createExplorerClient, ExplorerError, RateLimitedError, retryDelayMs } from '../../src/index.js';
+import { leakedSecrets } from '../support/secrets.js';
 
 const TOKEN = '0x1111111111111111111111111111111111111111';
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
@@ -97,6 +98,32 @@ describe('SDK transport (scripted fetch)', () => {
     expect((error as RateLimitedError).retryAfterMs).toBe(5);
     expect((error as RateLimitedError).url).not.toContain('secret-key');
     expect(urls).toHaveLength(3);
+  });
+
+  it('no key or secret in an error: its URL, message or body, however it is printed', async () => {
+    const next = { block_number: 9, items_count: 1, key: 'restricted-SECRET-42' };
+    const { fetch } = scripted(
+      () => json(200, { items: [{ height: 10 }], next_page_params: next }),
+      () => json(403, { message: 'Restricted access' }),
+    );
+    const client = createExplorerClient({ baseUrl: 'http://x', apiKey: 'api-KEY-0123456789', fetch });
+    const error = await (async () => {
+      for await (const _ of client.iterateValidatedBlocks(1, TOKEN, { key: 'restricted-SECRET-42' })) void _;
+    })().catch((e: unknown) => e as ExplorerError);
+    expect(error).toBeInstanceOf(ExplorerError);
+    const printed = [error!.url, error!.message, String(error), JSON.stringify(error), error!.stack ?? ''].join('\n');
+    expect(printed).toContain('key=***');
+    expect(printed).toContain('apikey=***');
+    expect(leakedSecrets(printed, ['api-KEY-0123456789', 'restricted-SECRET-42'])).toEqual([]);
+  });
+
+  it('a base URL carrying credentials is refused without quoting it', () => {
+    expect(() => createExplorerClient({ baseUrl: 'http://user:pa55@x', apiKey: 'k', fetch: globalThis.fetch })).toThrow(/credentials/);
+    try {
+      createExplorerClient({ baseUrl: 'http://user:pa55@x', apiKey: 'k' });
+    } catch (error) {
+      expect(String(error)).not.toContain('pa55');
+    }
   });
 
   it('an abort signal stops a wait', async () => {

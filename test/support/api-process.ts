@@ -5,6 +5,8 @@ import { REPO_ROOT } from './contracts.js';
 export interface ApiProcess {
   url: string;
   child: ChildProcess;
+  /** everything the process wrote to stdout (its JSON log) and stderr; empty unless `captureOutput` */
+  output(): string;
   stop(): Promise<void>;
 }
 
@@ -19,15 +21,21 @@ async function freePort(): Promise<number> {
 }
 
 /** `explorer serve` as a real child process (the CLI from source through tsx), ready to answer. */
-export async function startApiProcess(env: Record<string, string>, args: string[] = []): Promise<ApiProcess> {
+export async function startApiProcess(
+  env: Record<string, string>,
+  args: string[] = [],
+  options: { captureOutput?: boolean } = {},
+): Promise<ApiProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', String(port), ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', options.captureOutput ? 'pipe' : 'ignore', 'pipe'],
   });
   let stderr = '';
+  let stdout = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -43,6 +51,7 @@ export async function startApiProcess(env: Record<string, string>, args: string[
   return {
     url,
     child,
+    output: () => stdout + stderr,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();

@@ -319,6 +319,27 @@ describe.skipIf(!haveChromium && !process.env.CI)('web page in Chromium', () => 
     }
   });
 
+  it('the API docs at /docs render every operation under the same strict policy, unframeable', async () => {
+    const docs = await context.newPage();
+    watch(docs);
+    try {
+      const res = await docs.goto(`${base}/docs`);
+      expect(res?.status()).toBe(200);
+      const headers = res?.headers() ?? {};
+      expect(headers['content-security-policy']).toContain("frame-ancestors 'none'");
+      expect(headers['content-security-policy']).toContain("script-src 'self'");
+      expect(headers['x-frame-options']).toBe('DENY');
+      expect(headers['x-content-type-options']).toBe('nosniff');
+      await docs.locator('.opblock').first().waitFor();
+      const paths = await docs.locator('.opblock-summary-path').allTextContents();
+      expect(paths.some((p) => p.includes('/holders'))).toBe(true);
+      expect(paths.some((p) => p.includes('/blocks-validated'))).toBe(true);
+      await shot('docs', docs);
+    } finally {
+      await docs.close();
+    }
+  });
+
   it('no script error and no blocked resource on any page shown', () => {
     // the one expected failure: the unknown token's 404
     expect(problems.filter((p) => !p.includes(`/api/v2/tokens/${addressOf(9, 'no-token')}`))).toEqual([]);

@@ -1,4 +1,7 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { performance } from 'node:perf_hooks';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { Gauge, type Registry } from 'prom-client';
+import { PageStore, type PageStoreStats } from '../page-store.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -13,69 +16,102 @@ declare module 'fastify' {
 export interface PageCacheOptions {
   /** how long a page may be served after it was read; 0 turns the cache off */
   ttlMs: number;
-  maxBytes?: number;
+  /** the memory the cache may take: keys, bodies and per-entry overhead all count */
+  maxBytes: number;
+  /** how often expired pages are dropped when nobody asks for them (default: every second) */
+  sweepIntervalMs?: number;
 }
 
-interface Entry {
-  /** bytes, not the string: a hit then costs no UTF-8 encoding of the whole page */
-  body: Buffer;
-  expires: number;
+export interface PageCache {
+  stats(): PageStoreStats;
+}
+
+/** `<length>:<text>`: no two different requests give the same key, whatever their characters. */
+const part = (text: string) => `${text.length}:${text}`;
+
+function queryPart(name: string, value: unknown): string {
+  if (typeof value === 'string') return `${part(name)}=${part(value)}`;
+  // repeated names (a list) or anything else: a different key from any single value
+  return `${part(name)}=[${part(JSON.stringify(value) ?? '')}]`;
 }
 
 /**
- * Serialized pages kept for a moment, keyed by the chain's indexed block and the request
- * without its key: hot pages (a token's top holders behind a UI) cost no query, and a page is
- * never older than the indexed block it was read at plus `ttlMs`. Auth, limits and the
- * restricted check still run on every request: only validation, the database read and the view
- * are skipped.
+ * The key of a request, from what the server parsed: the route, its path parameters and query
+ * (decoded, so `%61pikey` is `apikey`), less the API key. Every caller of a URL shares its
+ * page today, since the answer does not depend on who asks. A per-API-key dimension (private
+ * data on address objects, per key) goes here: prefix the key with `request.apiKey.id` for the
+ * routes whose answer depends on the key, and nothing else changes.
  */
-export function pageCache(app: FastifyInstance, options: PageCacheOptions): void {
-  if (options.ttlMs <= 0) return;
-  const maxBytes = options.maxBytes ?? 64 * 2 ** 20;
-  const entries = new Map<string, Entry>();
-  let bytes = 0;
-  const evict = (key: string) => {
-    const entry = entries.get(key);
-    if (!entry) return;
-    entries.delete(key);
-    bytes -= entry.body.length;
-  };
-
-  app.decorateRequest('pageCacheKey', null);
-  // preValidation, after the chain scope's checks: only 200 answers are kept, so a request with
-  // the same URL passed validation when it was first answered.
-  app.addHook('preValidation', async (request: FastifyRequest, reply: FastifyReply) => {
-    if (!request.routeOptions.config?.pageCache) return;
-    const key = `${request.chain.chainId}:${request.chain.indexedBlock ?? ''}:${withoutApiKey(request.url)}`;
-    const entry = entries.get(key);
-    if (entry && entry.expires > Date.now()) {
-      return reply.header('content-type', 'application/json; charset=utf-8').header('x-cache', 'hit').send(entry.body);
-    }
-    evict(key);
-    request.pageCacheKey = key;
-  });
-  app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    const key = request.pageCacheKey;
-    if (key === null || reply.statusCode !== 200 || typeof payload !== 'string') return payload;
-    const body = Buffer.from(payload);
-    entries.set(key, { body, expires: Date.now() + options.ttlMs });
-    bytes += body.length;
-    // Map order is insertion order: the oldest entries go first
-    for (const oldest of entries.keys()) {
-      if (bytes <= maxBytes) break;
-      evict(oldest);
-    }
-    return payload;
-  });
+function cacheKey(route: string, request: FastifyRequest): string {
+  let key = `${request.chain.chainId}\n${route}\n`;
+  const params = request.params as Record<string, string>;
+  for (const name in params) key += `${queryPart(name, params[name])}\n`;
+  const query = request.query as Record<string, unknown>;
+  for (const name in query) {
+    const value = query[name];
+    // a string apikey is the caller's, not the page's; any other apikey fails validation
+    if (name === 'apikey' && typeof value === 'string') continue;
+    key += `${queryPart(name, value)}&`;
+  }
+  return key;
 }
 
-const API_KEY_PARAMETER = /[?&]apikey=[^&]*/i;
+/**
+ * Serialized pages kept for a moment, per chain and indexed block: hot pages (a token's top
+ * holders behind a UI) cost no query, and a page is never older than the indexed block it was
+ * read at plus `ttlMs`. Auth, limits and the restricted check still run on every request: only
+ * validation, the database read and the view are skipped. The hooks sit on the cached routes
+ * only, after the scope's own (the chain scope's checks run first).
+ */
+export function pageCache(app: FastifyInstance, options: PageCacheOptions): PageCache {
+  const store = new PageStore(options.ttlMs, options.maxBytes);
+  if (options.ttlMs <= 0) return store;
+  const sweeper = setInterval(() => store.sweep(performance.now()), options.sweepIntervalMs ?? 1_000).unref();
+  app.addHook('onClose', async () => clearInterval(sweeper));
+  app.decorateRequest('pageCacheKey', null);
 
-function withoutApiKey(url: string): string {
-  const found = API_KEY_PARAMETER.exec(url);
-  if (!found) return url;
-  // keep the separator before the parameter, drop the one after it
-  const rest = url.slice(found.index + found[0].length + 1);
-  const kept = url.slice(0, found.index + 1);
-  return rest === '' ? url.slice(0, found.index) : kept + rest;
+  app.addHook('onRoute', (route: RouteOptions) => {
+    if (!route.config?.pageCache) return;
+    const url = route.url;
+    // Only 200 answers are kept, so a request with the same key passed validation when it was
+    // first answered: a hit may skip it.
+    const lookup = async (request: FastifyRequest, reply: FastifyReply) => {
+      const key = cacheKey(url, request);
+      const body = store.get(request.chain.chainId, request.chain.indexedBlock, key, performance.now());
+      if (body !== undefined) {
+        return reply.header('content-type', 'application/json; charset=utf-8').header('x-cache', 'hit').send(body);
+      }
+      request.pageCacheKey = key;
+    };
+    const keep = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+      const key = request.pageCacheKey;
+      if (key !== null && reply.statusCode === 200 && typeof payload === 'string') {
+        store.set(request.chain.chainId, request.chain.indexedBlock, key, payload, performance.now());
+      }
+      return payload;
+    };
+    route.preValidation = [...hookList(route.preValidation), lookup];
+    route.onSend = [...hookList(route.onSend), keep];
+  });
+  return store;
+}
+
+const hookList = <T>(hooks: T | T[] | undefined): T[] => (hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks]);
+
+/** `explorer_api_page_cache_bytes` and `_entries`, read when /metrics is scraped. */
+export function pageCacheMetrics(metrics: Registry, cache: PageCache): void {
+  const series: Array<[string, string, keyof PageStoreStats]> = [
+    ['explorer_api_page_cache_bytes', 'Memory the page cache counts against its budget (keys, bodies, per-entry overhead)', 'bytes'],
+    ['explorer_api_page_cache_entries', 'Pages in the page cache', 'entries'],
+  ];
+  for (const [name, help, stat] of series) {
+    new Gauge({
+      name,
+      help,
+      registers: [metrics],
+      collect() {
+        this.set(cache.stats()[stat]);
+      },
+    });
+  }
 }

@@ -1,4 +1,7 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ConfigError } from '../../config/config.js';
+import { MAX_PARAMETER_LENGTH } from '../limits.js';
 import type { ChainStatus } from '../../db/queries/chains.js';
 import { HttpError, notFound } from '../http-error.js';
 import type { Registry } from '../registry.js';
@@ -25,6 +28,21 @@ function scopedAddresses(request: FastifyRequest): string[] {
   return [query.contractaddress, query.address].filter((a): a is string => typeof a === 'string');
 }
 
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+/**
+ * Whether `presented` is the secret, in time that does not depend on where they differ: both
+ * are compared as SHA-256 digests (equal lengths) with timingSafeEqual.
+ */
+export function secretMatcher(secret: string | null): (presented: unknown) => boolean {
+  if (secret === null) return () => false;
+  if (secret.length > MAX_PARAMETER_LENGTH) {
+    throw new ConfigError(`EXPLORER_RESTRICTED_KEY is longer than ${MAX_PARAMETER_LENGTH} characters: no request could carry it`);
+  }
+  const expected = digest(secret);
+  return (presented) => typeof presented === 'string' && timingSafeEqual(digest(presented), expected);
+}
+
 /**
  * One hook for the routes under /{chain_id}/api/v2/…, before the parameters are validated: an
  * unknown chain is a 404 (as for an unknown path), and a restricted path address is a 403
@@ -32,6 +50,7 @@ function scopedAddresses(request: FastifyRequest): string[] {
  * which runs next, may answer a repeated request without validating it again.
  */
 export function chainScope(app: FastifyInstance, registry: Registry, restrictedKey: string | null): void {
+  const isSecret = secretMatcher(restrictedKey);
   app.decorateRequest('chain', null as unknown as ChainStatus);
   app.addHook('preValidation', async (request: FastifyRequest) => {
     const raw = (request.params as ScopedParams).chain_id;
@@ -39,7 +58,6 @@ export function chainScope(app: FastifyInstance, registry: Registry, restrictedK
     if (!chain) throw notFound();
     request.chain = chain;
     if (!(await registry.anyRestricted(chain.chainId, scopedAddresses(request)))) return;
-    const key = (request.query as { key?: string }).key;
-    if (restrictedKey === null || key !== restrictedKey) throw new HttpError(403, 'Restricted access');
+    if (!isSecret((request.query as { key?: unknown }).key)) throw new HttpError(403, 'Restricted access');
   });
 }

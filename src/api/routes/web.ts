@@ -3,18 +3,11 @@ import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import fastifyStatic from '@fastify/static';
+import { PAGE_CSP } from '../plugins/security-headers.js';
 
 /** web/dist beside the package: three levels up from both src/api/routes and dist/api/routes. */
 export const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../../web/dist/', import.meta.url));
 
-// The page keeps the API key in localStorage: no script, style or frame from anywhere else.
-const SECURITY_HEADERS = {
-  'content-security-policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
-    "base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-};
 
 /**
  * The built page at `/`. Files are routed one by one (no catch-all), so unknown paths still
@@ -22,8 +15,9 @@ const SECURITY_HEADERS = {
  */
 export async function webRoute(app: FastifyInstance, root: string = DEFAULT_WEB_ROOT): Promise<void> {
   await app.register(async (web) => {
+    // The page keeps the API key in localStorage: no script, style or frame from anywhere else.
     web.addHook('onSend', async (_request, reply) => {
-      reply.headers(SECURITY_HEADERS);
+      reply.header('content-security-policy', PAGE_CSP);
     });
     if (!existsSync(join(root, 'index.html'))) {
       // A checkout that skipped the build still starts; the page says how to get it.

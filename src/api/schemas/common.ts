@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { API_KEY_MAX_LENGTH, MAX_PARAMETER_LENGTH } from '../limits.js';
 
 /** `type: [T, "null"]`: OpenAPI 3.1 style, and fast for the response serializer (no anyOf). */
 export function Nullable<T extends TSchema>(schema: T) {
@@ -41,8 +42,10 @@ export type ChainParams = Static<typeof ChainParams>;
 
 /** Query parameters every data route takes besides its paging values. */
 export const AuthQuery = {
-  apikey: Type.Optional(Type.String({ description: 'API key (or the x-api-key header, or Authorization: Bearer)' })),
-  key: Type.Optional(Type.String({ description: 'Secret key giving access to restricted addresses' })),
+  apikey: Type.Optional(
+    Type.String({ maxLength: API_KEY_MAX_LENGTH, description: 'API key (or the x-api-key header, or Authorization: Bearer)' }),
+  ),
+  key: Type.Optional(Type.String({ maxLength: MAX_PARAMETER_LENGTH, description: 'Secret key giving access to restricted addresses' })),
   items_count: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, description: 'Page size, 1 to 50 (default 50)' })),
 };
 

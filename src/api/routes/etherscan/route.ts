@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../../../db/client.js';
 import type { Action } from './action.js';
+import { MAX_PARAMETER_LENGTH } from '../../limits.js';
 import { EtherscanError, etherscanErrorHandler } from './envelope.js';
 import type { EtherscanQuery } from './params.js';
 import { tokenHolderList } from './token-holder-list.js';
@@ -14,11 +15,11 @@ const ACTIONS = new Map<string, Map<string, Action>>([
   ['account', new Map([['getminedblocks', minedBlocks]])],
 ]);
 
-const text = (description: string) => Type.Optional(Type.String({ description }));
+const text = (description: string) => Type.Optional(Type.String({ maxLength: MAX_PARAMETER_LENGTH, description }));
 
 // Documentation only: every parameter is optional text, checked by the action itself, so a bad
 // one is answered the Etherscan way (NOTOK) rather than with a 422. Unknown ones are ignored.
-const EtherscanQuerySchema = Type.Object(
+export const EtherscanQuerySchema = Type.Object(
   {
     module: text('token or account'),
     action: text('tokenholderlist, tokenholdercount (token); getminedblocks (account)'),
