@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { ENTRY_OVERHEAD_BYTES, PageStore } from './page-store.js';
-
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
-const heap = () => {
-  gc();
-  gc();
-  const m = process.memoryUsage();
-  return m.heapUsed + m.arrayBuffers;
-};
+import { heldBytes as heap } from '../../test/support/heap.js';
 
 describe('PageStore', () => {
   // Its budget is only as true as its count: what the entries hold in the heap and in buffers

@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import type { AddressInfo } from 'node:net';
 import { Agent, get as httpGet } from 'node:http';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -11,6 +9,7 @@ import { pageCache, type PageCache, type PageCacheOptions } from '../../src/api/
 import type {} from '../../src/api/routes/chain-scope.js';
 import { startTestApi, TEST_KEY, type TestApi } from '../support/api.js';
 import { addressOf } from '../support/seed.js';
+import { heldBytes } from '../support/heap.js';
 
 const CHAIN = 9;
 const TOKEN = addressOf(1, 'token');
@@ -135,14 +134,7 @@ describe('page cache: expiry, block changes, memory', () => {
   });
 
   it('the memory it really takes (keys, entries, bodies) stays within its setting', async () => {
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as () => void;
-    const used = () => {
-      gc();
-      gc();
-      const m = process.memoryUsage();
-      return m.heapUsed + m.arrayBuffers;
-    };
+    const used = heldBytes;
     const maxBytes = 2 ** 20;
     const { app, cache } = await cacheApp({ ttlMs: 600_000, maxBytes, sweepIntervalMs: 3_600_000 });
     // Over a real socket: app.inject() itself keeps ~9 KB per request until the app closes.
