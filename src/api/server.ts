@@ -6,7 +6,7 @@ import { collectDefaultMetrics, Registry as MetricsRegistry } from 'prom-client'
 import type { Database } from '../db/client.js';
 import type { ApiConfig } from '../config/config.js';
 import { AddressObject } from './schemas/address.js';
-import { BlockObject } from './schemas/blocks.js';
+import { BlockNotFoundBody, BlockObject, SingleBlockObject } from './schemas/blocks.js';
 import { MessageBody, ValidationErrorBody } from './schemas/common.js';
 import { BlocksValidatedPage } from './schemas/blocks.js';
 import { HoldersPage } from './schemas/holders.js';
@@ -21,6 +21,7 @@ import { DOCS_CSP, securityHeaders, setSecurityHeaders } from './plugins/securit
 import { serverTimeouts } from './server-options.js';
 import { holdersRoute } from './routes/holders.js';
 import { blocksValidatedRoute } from './routes/blocks-validated.js';
+import { blockRoute } from './routes/block.js';
 import { tokenCountersRoute } from './routes/token-counters.js';
 import { etherscanRoutes } from './routes/etherscan/route.js';
 import { healthRoute } from './routes/health.js';
@@ -78,7 +79,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     options.api.statementTimeoutMs > 0 && options.db.withStatementTimeout ? options.db.withStatementTimeout(options.api.statementTimeoutMs) : options.db;
   if (db !== options.db) app.addHook('onClose', async () => db.close());
 
-  for (const schema of [AddressObject, BlockObject, MessageBody, ValidationErrorBody, HoldersPage, BlocksValidatedPage]) {
+  for (const schema of [AddressObject, BlockObject, SingleBlockObject, BlockNotFoundBody, MessageBody, ValidationErrorBody, HoldersPage, BlocksValidatedPage]) {
     app.addSchema(schema);
   }
   await app.register(securityHeaders);
@@ -89,7 +90,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       info: {
         title: 'Explorer API',
         version: '2',
-        description: 'Token holders and validated blocks, wire-compatible with the hosted explorer API v2.',
+        description: 'Token holders, validated blocks and blocks, wire-compatible with the hosted explorer API v2.',
       },
       components: {
         securitySchemes: {
@@ -123,6 +124,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     pageCacheMetrics(metrics, cache);
     holdersRoute(api, db);
     blocksValidatedRoute(api, db);
+    blockRoute(api, db);
     tokenCountersRoute(api, db);
     await etherscanRoutes(api, db);
     tokenRoute(api, db);

@@ -25,7 +25,7 @@ export async function openRuntime(config: Config, logger = createLogger(config.l
   const db = await openDatabase({ databaseUrl: config.databaseUrl ?? undefined, dataDir: config.dataDir });
   const applied = await migrate(db);
   if (applied.length > 0) logger.info({ applied }, 'migrations applied');
-  for (const chain of config.chains) await ensureChain(db, chain.chainId, chain.elasticity);
+  for (const chain of config.chains) await ensureChain(db, chain.chainId, chain.elasticity, chain.blobSchedule ?? null);
   const redis = config.api.redisUrl ? new Redis(config.api.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : null;
   redis?.on('error', (err) => logger.warn({ err: err.message }, 'redis unavailable; rate limits are not enforced meanwhile'));
   return {

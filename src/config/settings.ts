@@ -4,6 +4,7 @@ import {
   addressList, blockNumber, choice, integer, optional, setting, text, textList, type Kind, type Setting, type Values,
 } from './setting.js';
 import { API_KEY_FORMAT_TEXT, API_KEY_MAX_LENGTH, API_KEY_MIN_LENGTH, API_KEY_PATTERN, MAX_PARAMETER_LENGTH } from '../api/limits.js';
+import { blobScheduleKind } from './blob-schedule.js';
 
 /**
  * Every setting of the service, each defined once. Adding one is one entry here (and its use):
@@ -144,6 +145,11 @@ export const chainSettings = {
   wrappedNativeTokens: setting({
     key: 'wrappedNativeTokens', default: [], defaultText: 'none', ...addressList,
     help: 'WETH-like tokens whose `Deposit`/`Withdrawal` events mint and burn (others are recognised when they answer `totalSupply()` and `decimals()`)',
+  }),
+  blobSchedule: setting({
+    key: 'blobSchedule', default: null, defaultText: 'built in for Ethereum mainnet, Sepolia, Holesky, Hoodi; EIP-4844\'s for other chains',
+    ...blobScheduleKind,
+    help: 'EIP-4844 blob parameters by fork, which price `blob_gas_price`: `[{"timestamp": <activation, unix s>, "baseFeeUpdateFraction": <n>}, …]` in ascending time (see "Blob fees")',
   }),
 };
 

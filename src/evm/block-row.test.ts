@@ -180,3 +180,32 @@ describe('block 508,110 (Frontier, Parity node) with its trace_block', () => {
     expect(() => buildBlockRow(block, [], summarizeTraceBlock(traces), { chainId: 1 })).toThrow(InconsistentChainDataError);
   });
 });
+
+describe('EIP-4844 header fields', () => {
+  const GAS_PER_BLOB = 131_072n;
+
+  it('19,900,000 (Cancun): blob gas and excess from the header, type-3 count from the transactions', () => {
+    const block = fixtureResult<RpcBlock>(mainnet('block-19900000.eth_getBlockByNumber.full.json'));
+    const header = blockHeaderFields(block);
+    expect(header.blobGasUsed).toBe(BigInt(block.blobGasUsed!));
+    expect(header.excessBlobGas).toBe(BigInt(block.excessBlobGas!));
+    const blobTransactions = block.transactions.filter((tx) => typeof tx === 'object' && tx.type === '0x3');
+    expect(blobTransactions.length).toBeGreaterThan(0);
+    expect(header.blobTransactionsCount).toBe(blobTransactions.length);
+    // independent of the count: the header's blob gas is what the type-3 transactions' blobs use
+    const blobs = blobTransactions.reduce((n, tx) => n + (tx as { blobVersionedHashes: unknown[] }).blobVersionedHashes.length, 0);
+    expect(header.blobGasUsed).toBe(BigInt(blobs) * GAS_PER_BLOB);
+  });
+
+  it('18,000,000 (Shanghai) and an Arbitrum block: no blob fields, no blob transactions', () => {
+    const arbitrum = fixtureResult<RpcBlock>('arbitrum-sepolia/block-185232421.eth_getBlockByNumber.full.json');
+    for (const block of [block18M().block, arbitrum]) {
+      expect(blockHeaderFields(block)).toMatchObject({ blobGasUsed: null, excessBlobGas: null, blobTransactionsCount: 0 });
+    }
+  });
+
+  it('a hash-only transaction list leaves the count unknown', () => {
+    const block = fixtureResult<RpcBlock>(mainnet('block-19665755.eth_getBlockByNumber.hashes.json'));
+    expect(blockHeaderFields(block)).toMatchObject({ blobTransactionsCount: null, blobGasUsed: BigInt(block.blobGasUsed!) });
+  });
+});

@@ -52,6 +52,9 @@ export type BlockHeaderFields = Pick<
   | 'transactionsCount'
   | 'withdrawalsCount'
   | 'uncleHashes'
+  | 'blobGasUsed'
+  | 'excessBlobGas'
+  | 'blobTransactionsCount'
 >;
 
 function transactionHash(tx: RpcTransaction | Hex): string {
@@ -137,7 +140,22 @@ export function blockHeaderFields(block: RpcBlock): BlockHeaderFields {
     transactionsCount: block.transactions.length,
     withdrawalsCount: block.withdrawals ? block.withdrawals.length : null,
     uncleHashes: (block.uncles ?? []).map(lowerHex),
+    blobGasUsed: parseOptionalQuantity(block.blobGasUsed),
+    excessBlobGas: parseOptionalQuantity(block.excessBlobGas),
+    blobTransactionsCount: blobTransactionsCount(block),
   };
+}
+
+const BLOB_TRANSACTION_TYPE = 3n;
+
+/** Type-3 (EIP-4844) transactions; null when the block lists only transaction hashes. */
+function blobTransactionsCount(block: RpcBlock): number | null {
+  let count = 0;
+  for (const tx of block.transactions) {
+    if (typeof tx === 'string') return null;
+    if (tx.type !== undefined && parseQuantity(tx.type) === BLOB_TRANSACTION_TYPE) count += 1;
+  }
+  return count;
 }
 
 /**

@@ -44,6 +44,9 @@ export interface RpcBlock {
   transactions: (RpcTransaction | Hex)[];
   uncles?: Hex[];
   withdrawals?: RpcWithdrawal[];
+  /** EIP-4844 (Cancun) header fields */
+  blobGasUsed?: Hex;
+  excessBlobGas?: Hex;
   // Arbitrum Nitro extras
   l1BlockNumber?: Hex;
   sendCount?: Hex;

@@ -7,6 +7,7 @@ import type {
   HolderItem,
   HoldersPage,
   HoldersPageParams,
+  SingleBlock,
   TokenCounters,
 } from './types.js';
 
@@ -44,6 +45,11 @@ export interface ExplorerClient {
     address: string,
     options?: ValidatedBlocksOptions,
   ): AsyncGenerator<Block, void, undefined>;
+  /**
+   * One block by number or hash. A number whose block lost consensus is a NotFoundError whose
+   * `body.hash` names the non-consensus block.
+   */
+  block(chainId: number | string, numberOrHash: number | bigint | string, options?: { signal?: AbortSignal }): Promise<SingleBlock>;
   /** The token's holder count (as a decimal string), e.g. for a progress total. */
   tokenCounters(chainId: number | string, token: string, options?: { key?: string; signal?: AbortSignal }): Promise<TokenCounters>;
 }
@@ -74,6 +80,8 @@ export function createExplorerClient(options: ExplorerClientOptions): ExplorerCl
       paginate((after) => blocksAt(chainId, address, options, after), options.after),
     iterateHolders: (chainId, token, options) => itemsOf(client.holdersPages(chainId, token, options)),
     iterateValidatedBlocks: (chainId, address, options) => itemsOf(client.validatedBlocksPages(chainId, address, options)),
+    block: (chainId, numberOrHash, options = {}) =>
+      http.get<SingleBlock>(chainId, `/blocks/${segment(String(numberOrHash))}`, {}, options.signal),
     tokenCounters: (chainId, token, options = {}) =>
       http.get<TokenCounters>(chainId, `/tokens/${segment(token)}/counters`, { key: options.key }, options.signal),
   };

@@ -6,7 +6,7 @@
  */
 import type { Static } from '@sinclair/typebox';
 import type { AddressObject } from '../api/schemas/address.js';
-import type { BlockObject, BlocksValidatedPage as BlocksPageSchema } from '../api/schemas/blocks.js';
+import type { BlockObject, BlocksValidatedPage as BlocksPageSchema, SingleBlockObject } from '../api/schemas/blocks.js';
 import type { HolderItem as HolderItemSchema, HoldersPage as HoldersPageSchema } from '../api/schemas/holders.js';
 import type { TokenCounters } from '../api/schemas/tokens.js';
 import type { ArbitrumBlockObject } from '../chains/arbitrum/schema.js';
@@ -23,6 +23,8 @@ export type HoldersPageParams = NonNullable<HoldersPageSchema['next_page_params'
 export type ArbitrumFields = Static<typeof ArbitrumBlockObject>;
 export type L1Transaction = NonNullable<ArbitrumFields['commitment_transaction']>;
 export type Block = BlockObject;
+/** `GET /blocks/{number or hash}`: the block object with blob_gas_price and burnt_blob_fees. */
+export type SingleBlock = SingleBlockObject;
 export type BlocksPageParams = NonNullable<BlocksPageSchema['next_page_params']>;
 
 /** One page: `next_page_params` is null exactly when there is no further page. */

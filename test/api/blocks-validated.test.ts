@@ -36,6 +36,7 @@ describe.each(await availableEngines())('blocks-validated on %s', (engine) => {
       blockRow(CHAIN, 201, EMPTY_MINER, {
         baseFeePerGas: null, burntFees: 0n, priorityFee: 0n, transactionFees: 0n, transactionsCount: 0,
         gasUsed: 0n, totalDifficulty: null, withdrawalsCount: null, internalTransactionsCount: 0,
+        blobGasUsed: null, excessBlobGas: null, blobTransactionsCount: 0,
         rewards: [{ reward: 5n * 10n ** 18n, type: 'Miner Reward', address: EMPTY_MINER }],
         uncleHashes: [hashOf(1, 'uncle')],
       }),
@@ -95,6 +96,10 @@ describe.each(await availableEngines())('blocks-validated on %s', (engine) => {
       withdrawals_count: 16,
       is_pending_update: false,
       uncles_hashes: [],
+      blob_gas_used: row.blobGasUsed!.toString(),
+      excess_blob_gas: row.excessBlobGas!.toString(),
+      blob_transactions_count: row.blobTransactionsCount,
+      blob_transaction_count: row.blobTransactionsCount,
     });
     const used = Number(row.gasUsed);
     const limit = Number(row.gasLimit);
@@ -120,8 +125,14 @@ describe.each(await availableEngines())('blocks-validated on %s', (engine) => {
       gas_used_percentage: 0,
       gas_target_percentage: -100,
       total_difficulty: null,
-      withdrawals_count: null,
+      // no withdrawals list in the header: none, as the reference counts them (0, not null)
+      withdrawals_count: 0,
       internal_transactions_count: 0,
+      // pre-Dencun: the values the reference's recording of block 12345 shows
+      blob_gas_used: null,
+      excess_blob_gas: null,
+      blob_transactions_count: 0,
+      blob_transaction_count: 0,
       rewards: [{ reward: '5000000000000000000', type: 'Miner Reward', address_hash: empty.miner.hash }],
       uncles_hashes: [{ hash: hashOf(1, 'uncle') }],
     });

@@ -76,6 +76,11 @@ export const blockSchema = obj(
     is_pending_update: { type: 'boolean' },
     rewards: { type: 'array', items: obj({ reward: decimal, type: str, address_hash: checksummed }) },
     uncles_hashes: { type: 'array', items: obj({ hash: lowerHash32 }) },
+    // EIP-4844 (as the reference's recordings send them on every block)
+    blob_gas_used: ndecimal,
+    excess_blob_gas: ndecimal,
+    blob_transactions_count: { type: ['integer', 'null'], minimum: 0 },
+    blob_transaction_count: { type: ['integer', 'null'], minimum: 0 },
     arbitrum: obj({
       batch_number: { type: ['integer', 'null'] },
       status: nstr,
@@ -90,6 +95,13 @@ export const blockSchema = obj(
   },
   ['arbitrum'],
 );
+
+/** `GET /blocks/{number or hash}`: the block plus the reference's single-block fields. */
+export const singleBlockSchema = {
+  ...blockSchema,
+  required: [...blockSchema.required, 'blob_gas_price', 'burnt_blob_fees'],
+  properties: { ...blockSchema.properties, blob_gas_price: ndecimal, burnt_blob_fees: decimal },
+};
 
 export const holdersPageSchema = obj({
   items: { type: 'array', maxItems: 50, items: obj({ address: addressSchema, token_id: ndecimal, value: decimal }) },

@@ -41,6 +41,10 @@ export function blockRow(chainId: number, number: number, miner: Hex, overrides:
     withdrawalsCount: 16,
     rewards: [{ reward: priority, type: 'validator', address: miner }],
     uncleHashes: [],
+    // a post-Cancun block: one blob per blob transaction
+    blobGasUsed: 131_072n * BigInt(number % 3),
+    excessBlobGas: 393_216n * BigInt(number % 7),
+    blobTransactionsCount: number % 3,
     consensus: true,
     isUncle: false,
     chainFields: null,

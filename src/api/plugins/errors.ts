@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { HttpError } from '../http-error.js';
+import { HttpError, InvalidParameterError } from '../http-error.js';
 import { DatabaseUnavailableError } from '../../db/client.js';
 import { validationErrorBody } from '../validation-errors.js';
 
@@ -14,8 +14,12 @@ export const errorsPlugin = fp(async (app: FastifyInstance) => {
     if (error.validation) {
       return reply.code(422).send(validationErrorBody(error, request));
     }
+    if (error instanceof InvalidParameterError) {
+      const errors = error.issues.map((i) => ({ title: 'Invalid value', source: { pointer: `/${i.param}` }, detail: i.detail }));
+      return reply.code(422).send({ errors });
+    }
     if (error instanceof HttpError) {
-      return reply.code(error.statusCode).send({ message: error.message });
+      return reply.code(error.statusCode).send({ message: error.message, ...error.extra });
     }
     if (error instanceof DatabaseUnavailableError) {
       request.log.error({ err: error.cause ?? error }, 'database unavailable');

@@ -5,6 +5,7 @@ import * as addressTagsInline from './004_address_tags_inline.js';
 import * as addressesHashIndex from './005_addresses_hash_index.js';
 import * as blockChainFields from './006_block_chain_fields.js';
 import * as indexerHealth from './008_indexer_health.js';
+import * as blockBlobs from './010_block_blobs.js';
 
 /** Ordered; a migration once released is never edited, only followed by a new one. */
 export const migrations: ReadonlyArray<{ id: string; sql: string }> = [
@@ -15,4 +16,5 @@ export const migrations: ReadonlyArray<{ id: string; sql: string }> = [
   { id: '005_addresses_hash_index', sql: addressesHashIndex.sql },
   { id: '006_block_chain_fields', sql: blockChainFields.sql },
   { id: '008_indexer_health', sql: indexerHealth.sql },
+  { id: '010_block_blobs', sql: blockBlobs.sql },
 ];

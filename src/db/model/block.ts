@@ -56,6 +56,11 @@ export const blockColumns = {
   internalTransactionsCount: nullable(column('internal_transactions_count', int4)),
   /** null when the block has no withdrawals field */
   withdrawalsCount: nullable(column('withdrawals_count', int4)),
+  /** EIP-4844 header fields; null before Cancun and on chains whose headers lack them */
+  blobGasUsed: nullable(column('blob_gas_used', uint256)),
+  excessBlobGas: nullable(column('excess_blob_gas', uint256)),
+  /** type-3 transactions; null only for blocks stored before migration 010 */
+  blobTransactionsCount: nullable(column('blob_transactions_count', int4)),
   rewards: column('rewards', rewards),
   uncleHashes: column('uncle_hashes', json<Hex[]>()),
   /** false for orphaned (reorged-out) blocks and uncles */
@@ -72,7 +77,8 @@ export type BlockRow = RowOf<typeof blockColumns>;
  */
 export const upsertBlocksStatement = upsertStatement('blocks', blockColumns, {
   conflict: '(chain_id, hash)',
-  update: ['consensus', 'isUncle', 'internalTransactionsCount', 'rewards'],
+  // the blob fields too: a block stored before migration 010 and seen again gets them
+  update: ['consensus', 'isUncle', 'internalTransactionsCount', 'rewards', 'blobGasUsed', 'excessBlobGas', 'blobTransactionsCount'],
 });
 
 export type BlockType = 'block' | 'uncle' | 'reorg';
