@@ -7,7 +7,7 @@ import { fixtureResult } from '../../test/support/replay-rpc.js';
 import { gasTargetPercentage, gasUsedPercentage, burntFeesPercentage } from '../api/views/block-percentages.js';
 import { blockHeaderFields, blockRewards, buildBlockRow, computeBlockFees } from './block-row.js';
 import { InconsistentChainDataError } from '../rpc/errors.js';
-import type { RpcBlock, RpcReceipt, RpcTraceBlockEntry } from '../rpc/types.js';
+import type { RpcBlock, RpcReceipt, RpcTraceBlockEntry, RpcTransaction } from '../rpc/types.js';
 import { summarizeTraceBlock } from './traces.js';
 
 const ETH = 10n ** 18n;
@@ -193,7 +193,7 @@ describe('EIP-4844 header fields', () => {
     expect(blobTransactions.length).toBeGreaterThan(0);
     expect(header.blobTransactionsCount).toBe(blobTransactions.length);
     // independent of the count: the header's blob gas is what the type-3 transactions' blobs use
-    const blobs = blobTransactions.reduce((n, tx) => n + (tx as { blobVersionedHashes: unknown[] }).blobVersionedHashes.length, 0);
+    const blobs = blobTransactions.reduce((n, tx) => n + ((tx as RpcTransaction).blobVersionedHashes as unknown[]).length, 0);
     expect(header.blobGasUsed).toBe(BigInt(blobs) * GAS_PER_BLOB);
   });
 

@@ -7,6 +7,8 @@ import { singleBlockView } from '../views/block.js';
 import { HttpError, notFound } from '../http-error.js';
 import { parseBlockParam, type BlockRef } from '../block-param.js';
 
+const { 403: _restricted, ...withoutRestricted } = errorResponses;
+
 /** Block numbers are bigint in SQL: a larger (valid) number names no block. */
 const MAX_BLOCK_NUMBER = 2n ** 63n - 1n;
 
@@ -43,7 +45,8 @@ export function blockRoute(app: FastifyInstance, db: Queryable): void {
         tags: ['blocks'],
         params: BlockParams,
         querystring: BlockQuery,
-        response: { 200: SingleBlockObject, ...errorResponses, 404: { $ref: 'BlockNotFound#' } },
+        // no 403: the path names no address the operator could restrict
+        response: { 200: SingleBlockObject, ...withoutRestricted, 404: { $ref: 'BlockNotFound#' } },
       },
     },
     async (request) => {
