@@ -111,7 +111,7 @@ export interface RunningIndexer {
 export async function startIndexer(db: Database, urls: string | readonly string[], options: StartIndexerOptions = {}): Promise<RunningIndexer> {
   const chain = testChainConfig(urls, options.chain);
   const logger = options.logger ?? new CapturingLogger();
-  await ensureChain(db, chain.chainId, chain.elasticity);
+  await ensureChain(db, chain.chainId, chain.elasticity, chain.blobSchedule ?? null);
   const rpc = createRpcClient({
     chainId: chain.chainId,
     urls: chain.rpcUrls,
