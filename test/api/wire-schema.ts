@@ -133,6 +133,8 @@ export const blocksPageSchema = obj({
 });
 
 export const messageSchema = obj({ message: str });
+/** 404 of the single-block route: "Not found", or "Block lost consensus" with that block's hash */
+export const blockNotFoundSchema = obj({ message: { enum: ['Not found', 'Block lost consensus'] }, hash: lowerHash32 }, ['hash']);
 export const validationSchema = obj({
   errors: {
     type: 'array',

@@ -4,8 +4,16 @@ import { ensureChain } from '../../src/db/queries/chains.js';
 import { putBalances, upsertTokens } from '../../src/db/queries/write-tokens.js';
 import { upsertBlocks } from '../../src/db/queries/write-blocks.js';
 import { startTestApi, TEST_KEY, type TestApi } from '../support/api.js';
-import { addressOf, blockRow } from '../support/seed.js';
-import { assertWire, blocksPageSchema, holdersPageSchema, messageSchema, validationSchema } from '../api/wire-schema.js';
+import { addressOf, blockRow, hashOf } from '../support/seed.js';
+import {
+  assertWire,
+  blockNotFoundSchema,
+  blocksPageSchema,
+  holdersPageSchema,
+  messageSchema,
+  singleBlockSchema,
+  validationSchema,
+} from '../api/wire-schema.js';
 
 const CHAIN = 1;
 const TOKEN = addressOf(1, 'token');
@@ -22,15 +30,24 @@ const hostile = fc.oneof(
   fc.string({ minLength: 1_000, maxLength: 9_000 }),
 );
 const hashLike = fc.oneof(hex40.map((h) => `0x${h}`), hex40.map((h) => `0X${h}`), hostile, fc.constant(TOKEN), fc.constant(MINER));
+// the single-block route's parameter: numbers in and around the stored range, 32-byte hashes
+const blockRef = fc.oneof(
+  fc.bigInt({ min: -5n, max: 40n }).map(String),
+  fc.stringMatching(/^[+-]?0*[0-9]{1,3}$/),
+  fc.stringMatching(/^0[xX][0-9a-fA-F]{62,66}$/),
+  fc.constant(hashOf(31, 'orphan')),
+  hostile,
+);
 const paramName = fc.oneof(
   fc.constantFrom('apikey', 'key', 'items_count', 'value', 'address_hash', 'token_id', 'block_number', 'module', 'action', 'page', 'offset'),
   fc.string({ maxLength: 20 }),
 );
 const query = fc.array(fc.tuple(paramName, fc.oneof(hostile, fc.integer().map(String))), { maxLength: 6 });
 const request = fc.record({
-  route: fc.constantFrom('holders', 'blocks', 'etherscan'),
+  route: fc.constantFrom('holders', 'blocks', 'block', 'etherscan'),
   chain: fc.oneof(fc.constant(String(CHAIN)), hostile),
   hash: hashLike,
+  block: blockRef,
   query,
   withKey: fc.boolean(),
   header: fc.option(fc.tuple(fc.constantFrom('x-api-key', 'authorization', 'x-forwarded-for', 'accept'), fc.string({ maxLength: 5_000 }))),
@@ -49,7 +66,9 @@ function urlFor(r: GeneratedRequest): string {
       ? `/${chain}/api/v2/tokens/${hash}/holders`
       : r.route === 'blocks'
         ? `/${chain}/api/v2/addresses/${hash}/blocks-validated`
-        : `/${chain}/api`;
+        : r.route === 'block'
+          ? `/${chain}/api/v2/blocks/${encodeURIComponent(r.block)}`
+          : `/${chain}/api`;
   return `${path}?${params}`;
 }
 
@@ -60,7 +79,11 @@ describe('hostile input: every answer is a documented 4xx or a valid 200, never 
     await ensureChain(api.db, CHAIN);
     await upsertTokens(api.db, [{ chainId: CHAIN, address: TOKEN, type: 'ERC-1155', name: 'T', symbol: 'T', decimals: 0, totalSupply: null }]);
     await putBalances(api.db, Array.from({ length: 30 }, (_, i) => ({ chainId: CHAIN, token: TOKEN, holder: addressOf(i % 7), tokenId: BigInt(i), value: BigInt(1 + (i % 3)), blockNumber: 1n })));
-    await upsertBlocks(api.db, Array.from({ length: 30 }, (_, i) => blockRow(CHAIN, i + 1, MINER)));
+    await upsertBlocks(api.db, [
+      ...Array.from({ length: 30 }, (_, i) => blockRow(CHAIN, i + 1, MINER)),
+      // a height where only a non-consensus block is known: 404 "Block lost consensus"
+      blockRow(CHAIN, 31, MINER, { hash: hashOf(31, 'orphan'), consensus: false }),
+    ]);
   });
   afterAll(() => api?.close());
 
@@ -74,9 +97,13 @@ describe('hostile input: every answer is a documented 4xx or a valid 200, never 
         statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
         expect(res.statusCode).toBeLessThan(500);
         const body = res.json();
-        expect(JSON.stringify(body)).not.toMatch(/at .*\.(ts|js):\d+|stack|pg_|PGlite/i);
+        // "Unexpected field: <name>" echoes the request's own parameter name: not a leak
+        const own = res.statusCode === 422 ? body.errors.filter((e: { detail: string }) => !e.detail.startsWith('Unexpected field: ')) : body;
+        expect(JSON.stringify(own)).not.toMatch(/at .*\.(ts|js):\d+|stack|pg_|PGlite/i);
         if (res.statusCode === 422) assertWire(validationSchema, body);
+        else if (res.statusCode === 404 && r.route === 'block') assertWire(blockNotFoundSchema, body);
         else if (res.statusCode >= 400) assertWire(messageSchema, body);
+        else if (r.route === 'block') assertWire(singleBlockSchema, body);
         else if (r.route === 'holders') assertWire(holdersPageSchema, body);
         else if (r.route === 'blocks') assertWire(blocksPageSchema, body);
       }),

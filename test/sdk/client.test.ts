@@ -100,6 +100,18 @@ describe('SDK against a real server (PGlite)', () => {
   });
   afterAll(() => api?.close());
 
+  it('block(): by number and by hash, typed; a missing block is a NotFoundError', async () => {
+    const n = BLOCKS[0]!;
+    const byNumber = await client.block(CHAIN, n);
+    expect(byNumber.height).toBe(n);
+    expect(byNumber.hash).toBe(blockRow(CHAIN, n, MINER).hash);
+    expect(byNumber.burnt_blob_fees).toMatch(/^[0-9]+$/);
+    expect((await client.block(CHAIN, byNumber.hash)).height).toBe(n);
+    expect((await client.block(CHAIN, BigInt(n))).hash).toBe(byNumber.hash);
+    await expect(client.block(CHAIN, 10n ** 30n)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(client.block(CHAIN, 'latest')).rejects.toBeInstanceOf(ValidationError);
+  });
+
   it('iterateHolders over 1,234 holders, page size 50: each exactly once, in order', async () => {
     const items = await collect(client.iterateHolders(CHAIN, TOKENS.big, { itemsCount: 50 }));
     expect(items.map(asRow)).toEqual(expectedRows(BIG));
