@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../../db/client.js';
 import { blockByHash, consensusBlockAt, nonConsensusBlockHashAt, type ValidatedBlock } from '../../db/queries/blocks.js';
-import { errorResponses } from '../schemas/common.js';
-import { BlockParams, BlockQuery, SingleBlockObject } from '../schemas/blocks.js';
+import { errorResponses, KeyOnlyQuery } from '../schemas/common.js';
+import { BlockParams, SingleBlockObject } from '../schemas/blocks.js';
 import { singleBlockView } from '../views/block.js';
 import { HttpError, notFound } from '../http-error.js';
 import { parseBlockParam, type BlockRef } from '../block-param.js';
@@ -32,7 +32,7 @@ async function findBlock(db: Queryable, chainId: number, ref: BlockRef): Promise
 }
 
 export function blockRoute(app: FastifyInstance, db: Queryable): void {
-  app.get<{ Params: BlockParams; Querystring: BlockQuery }>(
+  app.get<{ Params: BlockParams; Querystring: KeyOnlyQuery }>(
     '/:chain_id/api/v2/blocks/:block_hash_or_number_param',
     {
       config: { pageCache: true },
@@ -44,7 +44,7 @@ export function blockRoute(app: FastifyInstance, db: Queryable): void {
           'On Arbitrum chains the block carries its `arbitrum` object.',
         tags: ['blocks'],
         params: BlockParams,
-        querystring: BlockQuery,
+        querystring: KeyOnlyQuery,
         // no 403: the path names no address the operator could restrict
         response: { 200: SingleBlockObject, ...withoutRestricted, 404: { $ref: 'BlockNotFound#' } },
       },

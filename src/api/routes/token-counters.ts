@@ -1,28 +1,24 @@
-import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../../db/client.js';
 import type { Hex } from '../../db/rows.js';
 import { findToken } from '../../db/queries/holders.js';
-import { AuthQuery, ChainParams, errorResponses } from '../schemas/common.js';
+import { ChainParams, errorResponses, KeyOnlyQuery } from '../schemas/common.js';
 import { TokenCounters } from '../schemas/tokens.js';
 import { notFound } from '../http-error.js';
-
-const CountersQuery = Type.Object({ apikey: AuthQuery.apikey, key: AuthQuery.key }, { additionalProperties: false });
-type CountersQuery = Static<typeof CountersQuery>;
 
 /**
  * The reference's token counters, so clients (the CLI export's progress bar) learn the holder
  * count without walking the list. Transfers are not stored, hence null.
  */
 export function tokenCountersRoute(app: FastifyInstance, db: Queryable): void {
-  app.get<{ Params: ChainParams; Querystring: CountersQuery }>(
+  app.get<{ Params: ChainParams; Querystring: KeyOnlyQuery }>(
     '/:chain_id/api/v2/tokens/:address_hash_param/counters',
     {
       schema: {
         summary: 'Holder count of a token',
         tags: ['tokens'],
         params: ChainParams,
-        querystring: CountersQuery,
+        querystring: KeyOnlyQuery,
         response: { 200: TokenCounters, ...errorResponses },
       },
     },

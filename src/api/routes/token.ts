@@ -1,18 +1,14 @@
 import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from '@sinclair/typebox';
 import type { Queryable } from '../../db/client.js';
 import type { Hex } from '../../db/rows.js';
 import { findToken } from '../../db/queries/holders.js';
-import { AuthQuery, ChainParams, errorResponses } from '../schemas/common.js';
+import { ChainParams, errorResponses, KeyOnlyQuery } from '../schemas/common.js';
 import { TokenObject } from '../schemas/tokens.js';
 import { checksum } from '../views/checksum.js';
 import { notFound } from '../http-error.js';
 
-const TokenQuery = Type.Object({ apikey: AuthQuery.apikey, key: AuthQuery.key }, { additionalProperties: false });
-type TokenQuery = Static<typeof TokenQuery>;
-
 export function tokenRoute(app: FastifyInstance, db: Queryable): void {
-  app.get<{ Params: ChainParams; Querystring: TokenQuery }>(
+  app.get<{ Params: ChainParams; Querystring: KeyOnlyQuery }>(
     '/:chain_id/api/v2/tokens/:address_hash_param',
     {
       schema: {
@@ -20,7 +16,7 @@ export function tokenRoute(app: FastifyInstance, db: Queryable): void {
         description: 'Same shape as the hosted explorer\'s token object. Unknown token: 404.',
         tags: ['tokens'],
         params: ChainParams,
-        querystring: TokenQuery,
+        querystring: KeyOnlyQuery,
         response: { 200: TokenObject, ...errorResponses },
       },
     },

@@ -80,9 +80,6 @@ export const BlockParams = Type.Object({
 });
 export type BlockParams = Static<typeof BlockParams>;
 
-export const BlockQuery = Type.Object({ apikey: AuthQuery.apikey, key: AuthQuery.key }, { additionalProperties: false });
-export type BlockQuery = Static<typeof BlockQuery>;
-
 /** 404 of the single-block route: a number whose block lost consensus also names that block. */
 export const BlockNotFoundBody = Type.Object(
   {

@@ -49,6 +49,10 @@ export const AuthQuery = {
   items_count: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, description: 'Page size, 1 to 50 (default 50)' })),
 };
 
+/** The query of a route that is not a page: the key parameters only. */
+export const KeyOnlyQuery = Type.Object({ apikey: AuthQuery.apikey, key: AuthQuery.key }, { additionalProperties: false });
+export type KeyOnlyQuery = Static<typeof KeyOnlyQuery>;
+
 export const errorResponses = {
   401: { $ref: 'Message#' },
   403: { $ref: 'Message#' },
