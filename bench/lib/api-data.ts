@@ -155,18 +155,21 @@ export async function loadApiData(url: string, size: DataSize, log: (m: string) 
         250_000,
         `INSERT INTO blocks (chain_id, hash, number, parent_hash, nonce, timestamp, miner, size, difficulty,
            total_difficulty, gas_limit, gas_used, base_fee_per_gas, burnt_fees, priority_fee, transaction_fees,
-           transactions_count, internal_transactions_count, withdrawals_count, rewards, uncle_hashes)
+           transactions_count, internal_transactions_count, withdrawals_count, rewards, uncle_hashes,
+           blob_gas_used, excess_blob_gas, blob_transactions_count)
          SELECT ${CHAIN_ID}, sha256(int8send(n)), n, sha256(int8send(n - 1)), '\\x0000000000000000'::bytea,
                 1600000000 + n * 12, miner, 600 + floor(random() * 150000)::bigint, 0, 58750003716598352816469::numeric,
                 30000000, gas_used, base_fee, gas_used * base_fee, gas_used * tip, gas_used * (base_fee + tip),
                 floor(gas_used / 100000)::int, floor(random() * 50)::int, 16,
                 jsonb_build_array(jsonb_build_object('reward', (gas_used * tip)::text, 'type', 'Miner Reward',
                                                      'address_hash', '0x' || encode(miner, 'hex'))),
-                '[]'::jsonb
+                '[]'::jsonb,
+                blobs * 131072, floor(random() * 64)::numeric * 131072, CASE WHEN blobs = 0 THEN 0 ELSE 1 + floor(random() * least(blobs, 4))::int END
          FROM (SELECT n, bench_addr(${MINER}, floor(power(${size.miners}, random()))::bigint - 1) AS miner,
                       floor(random() * 30000000)::numeric AS gas_used,
                       (1000000000 + floor(random() * 50000000000))::numeric AS base_fee,
-                      floor(random() * 2000000000)::numeric AS tip
+                      floor(random() * 2000000000)::numeric AS tip,
+                      floor(random() * 10)::numeric AS blobs
                FROM generate_series($1::bigint, $2::bigint) n) g`,
         log,
       );
