@@ -24,7 +24,9 @@ export const addressSchema = obj({
   hash: checksummed,
   ens_domain_name: nstr,
   name: nstr,
-  implementations: { type: 'array', items: obj({ address_hash: checksummed, name: nstr }) },
+  implementations: { type: 'array', items: obj({ address_hash: checksummed, address: checksummed, name: nstr }) },
+  // the reference's older fields, still in its recordings (2024–2025)
+  implementation_name: nstr,
   is_contract: { type: 'boolean' },
   is_scam: { type: 'boolean' },
   is_verified: { type: ['boolean', 'null'] },
@@ -71,6 +73,8 @@ export const blockSchema = obj(
     transaction_fees: decimal,
     transactions_count: int,
     transaction_count: int,
+    tx_count: int,
+    tx_fees: decimal,
     internal_transactions_count: { type: ['integer', 'null'] },
     withdrawals_count: { type: ['integer', 'null'] },
     is_pending_update: { type: 'boolean' },
@@ -81,6 +85,7 @@ export const blockSchema = obj(
     excess_blob_gas: ndecimal,
     blob_transactions_count: { type: ['integer', 'null'], minimum: 0 },
     blob_transaction_count: { type: ['integer', 'null'], minimum: 0 },
+    blob_tx_count: { type: ['integer', 'null'], minimum: 0 },
     arbitrum: obj({
       batch_number: { type: ['integer', 'null'] },
       status: nstr,

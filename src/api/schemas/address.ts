@@ -12,7 +12,14 @@ export const AddressObject = Type.Object(
     hash: Type.String({ description: 'EIP-55 checksummed' }),
     ens_domain_name: Nullable(Type.String()),
     name: Nullable(Type.String()),
-    implementations: Type.Array(Type.Object({ address_hash: Type.String(), name: Nullable(Type.String()) })),
+    implementations: Type.Array(
+      Type.Object({
+        address_hash: Type.String(),
+        address: Type.String({ description: 'older name of address_hash, as the reference sent it' }),
+        name: Nullable(Type.String()),
+      }),
+    ),
+    implementation_name: Nullable(Type.String({ description: 'older field: the first implementation\'s name' })),
     is_contract: Type.Boolean(),
     is_scam: Type.Boolean(),
     is_verified: Nullable(Type.Boolean({ description: 'null when nothing is known of the address' })),

@@ -33,8 +33,10 @@ const blockProperties = {
   burnt_fees_percentage: Nullable(Type.Number()),
   priority_fee: Type.String(),
   transaction_fees: Type.String(),
+  tx_fees: Type.String({ description: 'older name of transaction_fees, as the reference sent it' }),
   transactions_count: Type.Integer(),
   transaction_count: Type.Integer({ description: 'alias of transactions_count, as the reference sends both' }),
+  tx_count: Type.Integer({ description: 'older name of transactions_count, as the reference sent it' }),
   internal_transactions_count: Nullable(Type.Integer()),
   withdrawals_count: Nullable(Type.Integer()),
   is_pending_update: Type.Boolean(),
@@ -46,6 +48,7 @@ const blockProperties = {
     Type.Integer({ description: 'type-3 transactions; null only for blocks indexed before this field existed' }),
   ),
   blob_transaction_count: Nullable(Type.Integer({ description: 'alias of blob_transactions_count, as the reference sends both' })),
+  blob_tx_count: Nullable(Type.Integer({ description: 'older name of blob_transactions_count, as the reference sent it' })),
   ...chainKindProperties(),
 };
 

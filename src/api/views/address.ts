@@ -9,7 +9,13 @@ export function addressView(a: AddressInfo) {
     hash,
     ens_domain_name: a.ensDomainName,
     name: a.name,
-    implementations: a.implementations.map((i) => ({ address_hash: checksum(i.address_hash), name: i.name })),
+    implementations: a.implementations.map((i) => {
+      const address = checksum(i.address_hash);
+      // `address`: the reference's earlier name for address_hash, still in its recordings
+      return { address_hash: address, address, name: i.name };
+    }),
+    // the reference's earlier single-implementation field, still in its recordings
+    implementation_name: a.implementations[0]?.name ?? null,
     is_contract: a.isContract,
     is_scam: a.isScam,
     is_verified: a.known ? a.isVerified : null,

@@ -41,7 +41,10 @@ export function blockView({ block: b, miner }: ValidatedBlock, elasticity: numbe
     priority_fee: b.priorityFee.toString(),
     transaction_fees: b.transactionFees.toString(),
     transactions_count: transactionsCount,
+    // the reference sends its current and older names side by side; so do we (recordings 2024–2025)
     transaction_count: transactionsCount,
+    tx_count: transactionsCount,
+    tx_fees: b.transactionFees.toString(),
     internal_transactions_count: b.internalTransactionsCount,
     // a header without a withdrawals list (before Shanghai, most L2s) had none: 0, as the reference counts
     withdrawals_count: b.withdrawalsCount ?? 0,
@@ -52,6 +55,7 @@ export function blockView({ block: b, miner }: ValidatedBlock, elasticity: numbe
     excess_blob_gas: decimal(b.excessBlobGas),
     blob_transactions_count: b.blobTransactionsCount,
     blob_transaction_count: b.blobTransactionsCount,
+    blob_tx_count: b.blobTransactionsCount,
     ...chainFieldViews(b.chainFields),
   };
 }
