@@ -7,6 +7,7 @@ import type { AddressRow, Hex, TokenRow } from '../db/rows.js';
 import { saveTokenMetadata, tokensWithoutMetadata } from '../db/queries/write-tokens.js';
 import { uncheckedAddresses, upsertAddresses } from '../db/queries/write-addresses.js';
 import type { Logger } from './reorg.js';
+import { BlobFieldsBackfill } from './blob-backfill.js';
 
 const TOKENS_PER_ROUND = 200;
 const ADDRESSES_PER_ROUND = 500;
@@ -62,7 +63,8 @@ async function implementationNames(db: Database, chainId: number, addresses: Hex
 
 /**
  * Runs beside the block pipeline, never in its way: what it learns (token names, contract
- * and proxy facts) only decorates rows the pipeline already wrote.
+ * and proxy facts, the blob fields of blocks stored before they existed) only decorates rows the
+ * pipeline already wrote.
  */
 export async function runEnrichment(
   db: Database,
@@ -72,9 +74,10 @@ export async function runEnrichment(
   signal: AbortSignal,
   idleMs = 1_000,
 ): Promise<void> {
+  const blobFields = new BlobFieldsBackfill(db, rpc, chainId);
   while (!signal.aborted) {
     try {
-      const done = (await enrichTokens(db, rpc, chainId)) + (await enrichAddresses(db, rpc, chainId));
+      const done = (await enrichTokens(db, rpc, chainId)) + (await enrichAddresses(db, rpc, chainId)) + (await blobFields.step());
       if (done > 0) continue;
     } catch (error) {
       logger.warn({ chainId, err: error instanceof Error ? error.message : String(error) }, 'enrichment round failed; retrying');

@@ -18,6 +18,9 @@ import { indexToHead } from '../support/indexer-harness.js';
 import { startTestApi } from '../support/api.js';
 import { blobSender, genesisWithExcessBlobGas, sendBlobTransaction, testBlobs } from '../support/blobs.js';
 import { addressOf } from '../support/seed.js';
+import { BlobFieldsBackfill } from '../../src/indexer/blob-backfill.js';
+import { createRpcClient } from '../../src/rpc/client.js';
+import type { TestApi } from '../support/api.js';
 
 const CHAIN_ID = 31337;
 // e^(excess/fraction) is then ~5e8 wei with Cancun's fraction and ~7e5 with Prague's
@@ -74,6 +77,22 @@ describe.each(cases)('anvil $hardfork, $why', ({ hardfork, schedule }) => {
     });
   }
 
+  /** The single-block answer for every block of `truths` equals the node's. */
+  async function expectNodeBlobFields(api: TestApi): Promise<void> {
+    for (const t of truths) {
+      const { status, body } = await api.get(`/${CHAIN_ID}/api/v2/blocks/${t.number}`);
+      expect(status).toBe(200);
+      expect(body, `block ${t.number}`).toMatchObject({
+        blob_gas_used: t.blobGasUsed.toString(),
+        excess_blob_gas: t.excessBlobGas.toString(),
+        blob_transactions_count: t.blobTransactions,
+        blob_transaction_count: t.blobTransactions,
+        blob_gas_price: t.opcode.toString(),
+        burnt_blob_fees: (t.blobGasUsed * t.opcode).toString(),
+      });
+    }
+  }
+
   beforeAll(async () => {
     node = await startTestNode({ hardfork, noMining: true, args: ['--init', genesisWithExcessBlobGas(CHAIN_ID, GENESIS_EXCESS)] });
     await node.setCoinbase(MINER);
@@ -103,18 +122,7 @@ describe.each(cases)('anvil $hardfork, $why', ({ hardfork, schedule }) => {
     const api = await startTestApi(engine, { db });
     try {
       await indexToHead(db, node.url, { chain: { blobSchedule: schedule } });
-      for (const t of truths) {
-        const { status, body } = await api.get(`/${CHAIN_ID}/api/v2/blocks/${t.number}`);
-        expect(status).toBe(200);
-        expect(body, `block ${t.number}`).toMatchObject({
-          blob_gas_used: t.blobGasUsed.toString(),
-          excess_blob_gas: t.excessBlobGas.toString(),
-          blob_transactions_count: t.blobTransactions,
-          blob_transaction_count: t.blobTransactions,
-          blob_gas_price: t.opcode.toString(),
-          burnt_blob_fees: (t.blobGasUsed * t.opcode).toString(),
-        });
-      }
+      await expectNodeBlobFields(api);
       const list = await api.get(`/${CHAIN_ID}/api/v2/addresses/${MINER}/blocks-validated`);
       const byHeight = new Map(list.body.items.map((b: any) => [BigInt(b.height), b]));
       for (const t of truths) {
@@ -123,6 +131,28 @@ describe.each(cases)('anvil $hardfork, $why', ({ hardfork, schedule }) => {
         // single-block fields only, as the reference
         expect(item).not.toHaveProperty('blob_gas_price');
       }
+    } finally {
+      await api.close();
+      await drop();
+    }
+  }, 120_000);
+
+  it.each(engines)('on %s, blocks stored before migration 010 get their blob fields from the node', async (engine) => {
+    const { db, drop } = await freshDatabase(engine);
+    const api = await startTestApi(engine, { db });
+    try {
+      await indexToHead(db, node.url, { chain: { blobSchedule: schedule } });
+      // what an index written by the previous version holds after migration 010
+      await db.query('UPDATE blocks SET blob_gas_used = NULL, excess_blob_gas = NULL, blob_transactions_count = NULL');
+      const stale = await api.get(`/${CHAIN_ID}/api/v2/blocks/${truths[0]!.number}`);
+      expect(stale.body).toMatchObject({ blob_gas_used: null, blob_transactions_count: null, blob_gas_price: null });
+      const backfill = new BlobFieldsBackfill(db, createRpcClient({ chainId: CHAIN_ID, urls: [node.url] }), CHAIN_ID);
+      let rounds = 0;
+      while ((await backfill.step()) > 0) rounds += 1;
+      expect(rounds).toBeGreaterThan(0);
+      const [left] = await db.query<{ n: string }>('SELECT count(*)::text AS n FROM blocks WHERE blob_transactions_count IS NULL');
+      expect(left!.n).toBe('0');
+      await expectNodeBlobFields(api);
     } finally {
       await api.close();
       await drop();
