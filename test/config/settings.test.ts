@@ -66,6 +66,11 @@ const SAMPLES: Record<string, Sample> = {
   elasticity: { file: 6, expect: { file: 6, none: 2 }, read: (c) => chain(c).elasticity },
   rebasingTokens: { file: [A1.toUpperCase().replace('0X', '0x')], expect: { file: [A1], none: [] }, read: (c) => chain(c).rebasingTokens },
   wrappedNativeTokens: { file: [A2], expect: { file: [A2], none: [] }, read: (c) => chain(c).wrappedNativeTokens },
+  blobSchedule: {
+    file: [{ timestamp: 0, baseFeeUpdateFraction: 5_007_716 }],
+    expect: { file: [{ timestamp: 0, baseFeeUpdateFraction: 5_007_716 }], none: null },
+    read: (c) => chain(c).blobSchedule,
+  },
   host: { flag: '10.0.0.1', env: '10.0.0.2', file: '10.0.0.3', expect: { flag: '10.0.0.1', env: '10.0.0.2', file: '10.0.0.3', none: '127.0.0.1' }, read: (c) => c.api.host },
   port: { flag: '5001', env: '5002', file: 5003, expect: { flag: 5001, env: 5002, file: 5003, none: 4000 }, read: (c) => c.api.port },
   rateLimit: { env: '31', file: 32, expect: { env: 31, file: 32, none: 10 }, read: (c) => c.api.defaultRateLimit },
