@@ -10,7 +10,7 @@
  * into every receipt's blobGasPrice: receipts are not ground truth here, the EVM is.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseGwei, type Hash, type TransactionReceipt } from 'viem';
+import type { Hash, TransactionReceipt } from 'viem';
 import type { BlobSchedule } from '../../src/config/blob-schedule.js';
 import { availableEngines, freshDatabase } from '../support/databases.js';
 import { startTestNode, type TestNode } from '../support/anvil.js';
@@ -102,7 +102,7 @@ describe.each(cases)('anvil $hardfork, $why', ({ hardfork, schedule }) => {
     for (const count of [3, 5, 4]) await mineBlock(() => sendBlobTransaction(node.chain, node.url, blobs.slice(0, count)));
     // a block without blob transactions still has a blob base fee; burnt blob fees are 0
     await mineBlock(async () => {
-      await node.sendTransaction({ from: blobSender.address, to: MINER, value: '0x1', maxFeePerGas: `0x${parseGwei('50').toString(16)}` } as never);
+      await node.sendTransaction({ from: blobSender.address, to: MINER, value: '0x1' });
       return null;
     });
   }, 180_000);
