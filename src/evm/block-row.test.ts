@@ -9,6 +9,18 @@ import { blockHeaderFields, blockRewards, buildBlockRow, computeBlockFees } from
 import { InconsistentChainDataError } from '../rpc/errors.js';
 import type { RpcBlock, RpcReceipt, RpcTraceBlockEntry, RpcTransaction } from '../rpc/types.js';
 import { summarizeTraceBlock } from './traces.js';
+import {
+  MINER,
+  MINTED_BLOCK_REWARD,
+  STAND_IN_GAS_PRICE,
+  UNCLE_HASH,
+  UNCLE_REWARD,
+  recordedBlock,
+  recordedTraces,
+  standInFees,
+  standInFullBlock,
+  standInReceipts,
+} from '../../test/support/block-508110.js';
 
 const ETH = 10n ** 18n;
 const mainnet = (file: string) => `ethereum-mainnet/${file}`;
@@ -103,13 +115,16 @@ describe('buildBlockRow on Ethereum mainnet', () => {
     expect(burntFeesPercentage(row.burntFees, row.transactionFees)).toBeCloseTo((424677351860501288 / 628210921875033847) * 100, 10);
   });
 
-  it('can add the miner’s gas earnings to a trace block reward (the reference’s display)', () => {
+  it('15,000,000 (proof of work with a base fee): the miner’s reward is the minted 2 ETH plus fees less the burnt part', () => {
     const { block, receipts, details } = block15M();
-    const fees = computeBlockFees(block, receipts);
+    // The trace reward of this block is not recorded; Otterscan’s recorded issuance is the same
+    // number (what the protocol minted for the miner).
+    const minted = BigInt(details.issuance.blockReward);
+    expect(minted).toBe(2n * ETH);
     const miner = blockHeaderFields(block).miner;
-    const traceReward = [{ type: 'validator', reward: BigInt(details.issuance.blockReward), address: miner }];
-    expect(blockRewards(traceReward, miner, fees)).toEqual(traceReward);
-    expect(blockRewards(traceReward, miner, fees, true)[0]?.reward).toBe(2n * ETH + 203533570014532559n);
+    const row = buildBlockRow(block, receipts, { rewards: [{ type: 'validator', reward: minted, address: miner }], internalTransactionsCount: 0 }, { chainId: 1 });
+    expect(row.rewards).toEqual([{ type: 'validator', reward: 2n * ETH + 628210921875033847n - 424677351860501288n, address: miner }]);
+    expect(row.rewards[0]!.reward).toBe(2n * ETH + row.priorityFee);
   });
 
   it('refuses receipts that are not exactly the block’s', () => {
@@ -145,35 +160,44 @@ describe('buildBlockRow on Arbitrum Sepolia', () => {
 });
 
 describe('block 508,110 (Frontier, Parity node) with its trace_block', () => {
-  const dir = 'ethereum-etl-block-508110';
-  const block = fixtureResult<RpcBlock>(`${dir}/web3_response.eth_getBlockByNumber_0x7c0ce_false.json`);
-  const traces = fixtureResult<RpcTraceBlockEntry[]>(`${dir}/web3_response.trace_block_0x7c0ce.json`);
-  const miner = '0x2a65aca4d5fc5b5c859090a6c34d164135398226';
+  const block = recordedBlock();
+  const traces = recordedTraces();
 
   it('header fields', () => {
     expect(blockHeaderFields(block)).toMatchObject({
       number: 508_110n,
       hash: '0xc881ee96ddf8b5be74d7680ccda437466b14b9d942aa0161f139fe920690f665',
-      miner,
+      miner: MINER,
       nonce: '0xc61808763f2b074b',
       baseFeePerGas: null,
       totalDifficulty: 0x263d38d808087cecn,
       transactionsCount: 2,
       withdrawalsCount: null,
-      uncleHashes: block.uncles,
+      uncleHashes: [UNCLE_HASH],
     });
-    expect(blockHeaderFields(block).uncleHashes).toHaveLength(1);
   });
 
-  it('rewards come from the trace: 5.15625 ETH block reward and 3.75 ETH uncle reward', () => {
+  it('rewards come from the trace: 5.15625 ETH block reward and 3.75 ETH uncle reward, plus the fees for the miner', () => {
     const summary = summarizeTraceBlock(traces);
-    const fees = { transactionFees: 0n, burntFees: 0n, priorityFee: 0n };
-    expect(blockRewards(summary.rewards, miner, fees)).toEqual([
-      { type: 'validator', reward: 5_156_250_000_000_000_000n, address: miner },
-      { type: 'uncle', reward: 3_750_000_000_000_000_000n, address: miner },
+    expect(blockRewards(summary.rewards, MINER, { transactionFees: 0n, burntFees: 0n, priorityFee: 0n })).toEqual([
+      { type: 'validator', reward: MINTED_BLOCK_REWARD, address: MINER },
+      { type: 'uncle', reward: UNCLE_REWARD, address: MINER },
     ]);
     // Its two transactions are one contract creation (counts) and one plain call (does not).
     expect(summary.internalTransactionsCount).toBe(1);
+  });
+
+  it('a full row: the miner’s validator entry adds the block’s fees, the uncle entry is the trace’s', () => {
+    // STAND-IN receipts and transactions (test/support/block-508110.ts): their gas used is derived
+    // from the recording, their gas price is not recorded and made up.
+    const row = buildBlockRow(standInFullBlock(), standInReceipts(), summarizeTraceBlock(traces), { chainId: 1 });
+    expect(row.transactionFees).toBe(729_461n * STAND_IN_GAS_PRICE);
+    expect(row.transactionFees).toBe(standInFees());
+    expect(row.burntFees).toBe(0n);
+    expect(row.rewards).toEqual([
+      { type: 'validator', reward: MINTED_BLOCK_REWARD + row.transactionFees, address: MINER },
+      { type: 'uncle', reward: UNCLE_REWARD, address: MINER },
+    ]);
   });
 
   it('a full row needs the receipts of both transactions', () => {
@@ -207,5 +231,24 @@ describe('EIP-4844 header fields', () => {
   it('a hash-only transaction list leaves the count unknown', () => {
     const block = fixtureResult<RpcBlock>(mainnet('block-19665755.eth_getBlockByNumber.hashes.json'));
     expect(blockHeaderFields(block)).toMatchObject({ blobTransactionsCount: null, blobGasUsed: BigInt(block.blobGasUsed!) });
+  });
+});
+
+describe('the recorded reward traces of proof-of-work blocks (ethereum-mainnet-rewards)', () => {
+  const miner = (entries: RpcTraceBlockEntry[]) => summarizeTraceBlock(entries).rewards![0]!.address;
+  const fees = { transactionFees: 3n * ETH, burntFees: ETH, priorityFee: 0n };
+
+  it.each([2_000_010, 4_417_196, 6_452_018, 15_534_838, 15_537_393])('%i: the miner’s entry gains fees − burnt, the uncle entries nothing', (n) => {
+    const entries = fixtureResult<RpcTraceBlockEntry[]>(`ethereum-mainnet-rewards/trace_block-${n}.json`);
+    const fromTrace = summarizeTraceBlock(entries).rewards!;
+    const rewards = blockRewards(fromTrace, miner(entries), fees);
+    expect(rewards.map((r) => r.type)).toEqual(fromTrace.map((r) => r.type));
+    rewards.forEach((r, i) => expect(r.reward - fromTrace[i]!.reward).toBe(r.type === 'validator' ? 2n * ETH : 0n));
+  });
+
+  it('15,538,011 (after the merge): no trace rewards, the priority fee as before', () => {
+    const entries = fixtureResult<RpcTraceBlockEntry[]>('ethereum-mainnet-rewards/trace_block-15538011.json');
+    const m = '0x0000000000000000000000000000000000000001' as const;
+    expect(blockRewards(summarizeTraceBlock(entries).rewards, m, { ...fees, priorityFee: 7n })).toEqual([{ type: 'validator', reward: 7n, address: m }]);
   });
 });

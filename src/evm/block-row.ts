@@ -21,12 +21,6 @@ export interface BlockRowOptions {
   /** false for reorged-out blocks */
   consensus?: boolean;
   isUncle?: boolean;
-  /**
-   * Add what the miner earned from gas (fees − burnt) to a trace `block` reward. Off by default:
-   * the row then shows the protocol reward as the trace reports it. The reference explorer adds
-   * Σ gasUsed × gasPrice (burnt part included) when it imports trace rewards.
-   */
-  minerRewardIncludesFees?: boolean;
 }
 
 export interface BlockFees {
@@ -159,24 +153,27 @@ function blobTransactionsCount(block: RpcBlock): number | null {
 }
 
 /**
- * Rewards from traces where the node reports them (proof of work); otherwise — proof of stake,
- * L2s, nodes without tracing — one `validator` entry for the miner equal to the priority fee,
- * as the reference shows for Ethereum after the merge.
+ * The block's reward entries: what each beneficiary was paid for it.
+ *
+ * Where the node reports rewards in its traces (proof of work; AuRa chains with a reward
+ * contract), the trace gives only the newly minted amount: the miner's `validator` entry also
+ * gets what the block's transactions paid it, Σ gasUsed × effective gas price − the burnt base
+ * fee (= the priority fee), as the reference explorer adds the block's gas payment to the
+ * miner's trace reward. The reference adds Σ gasUsed × gasPrice without taking the burnt part
+ * off, which differs only on proof-of-work blocks with a base fee (Ethereum 12,965,000 to
+ * 15,537,393), where the miner never received the burnt part (docs/COMPATIBILITY.md).
+ *
+ * Without reward traces (proof of stake, L2s, nodes without tracing): one `validator` entry for
+ * the miner equal to the priority fee, as the reference shows for Ethereum after the merge.
  */
-export function blockRewards(
-  traceRewards: readonly Reward[] | null,
-  miner: Hex,
-  fees: BlockFees,
-  minerRewardIncludesFees = false,
-): Reward[] {
+export function blockRewards(traceRewards: readonly Reward[] | null, miner: Hex, fees: BlockFees): Reward[] {
+  const earnedFromGas = fees.transactionFees - fees.burntFees;
   if (traceRewards === null || traceRewards.length === 0) {
     return [{ type: REWARD_TYPE.validator, reward: fees.priorityFee, address: miner }];
   }
   const rewards = traceRewards.map((r) => ({ ...r }));
-  if (minerRewardIncludesFees) {
-    const minerReward = rewards.find((r) => r.type === REWARD_TYPE.validator && r.address === miner);
-    if (minerReward) minerReward.reward += fees.transactionFees - fees.burntFees;
-  }
+  const minerReward = rewards.find((r) => r.type === REWARD_TYPE.validator && r.address === miner);
+  if (minerReward) minerReward.reward += earnedFromGas;
   return rewards;
 }
 
@@ -196,7 +193,7 @@ export function buildBlockRow(
     ...header,
     ...fees,
     internalTransactionsCount: traces?.internalTransactionsCount ?? null,
-    rewards: blockRewards(traces?.rewards ?? null, header.miner, fees, options.minerRewardIncludesFees),
+    rewards: blockRewards(traces?.rewards ?? null, header.miner, fees),
     consensus: options.consensus ?? true,
     isUncle: options.isUncle ?? false,
   };
