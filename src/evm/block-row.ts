@@ -18,9 +18,6 @@ import { REWARD_TYPE, type BlockTraceSummary } from './traces.js';
 
 export interface BlockRowOptions {
   chainId: number;
-  /** false for reorged-out blocks */
-  consensus?: boolean;
-  isUncle?: boolean;
 }
 
 export interface BlockFees {
@@ -194,7 +191,29 @@ export function buildBlockRow(
     ...fees,
     internalTransactionsCount: traces?.internalTransactionsCount ?? null,
     rewards: blockRewards(traces?.rewards ?? null, header.miner, fees),
-    consensus: options.consensus ?? true,
-    isUncle: options.isUncle ?? false,
+    consensus: true,
+    isUncle: false,
+    headerOnly: false,
+  };
+}
+
+/**
+ * An uncle's row, from its header alone (eth_getUncleByBlockHashAndIndex): not part of the
+ * chain, so none of its transactions were executed: no fees, no transaction count (the node
+ * lists none), no traces. Its miner's reward is paid by the including block, whose `uncle`
+ * reward entry it is; the uncle's own row has none, as in the reference.
+ */
+export function buildUncleRow(uncle: RpcBlock, options: BlockRowOptions): EvmBlockRow {
+  return {
+    chainId: options.chainId,
+    ...blockHeaderFields({ ...uncle, transactions: [] }),
+    transactionFees: 0n,
+    burntFees: 0n,
+    priorityFee: 0n,
+    internalTransactionsCount: null,
+    rewards: [],
+    consensus: false,
+    isUncle: true,
+    headerOnly: true,
   };
 }

@@ -3,6 +3,7 @@ import { ConfigError } from '../config/config.js';
 import type { RpcClient } from '../rpc/client.js';
 import { fetchBlocksWithReceipts } from '../evm/fetch-blocks.js';
 import { detectTraceMethod, fetchBlockTraceSummary } from '../evm/traces.js';
+import { fetchUncles } from '../evm/uncles.js';
 import { sleep } from '../rpc/backoff.js';
 import { BlockNotAvailableError } from '../rpc/errors.js';
 import type { Database } from '../db/client.js';
@@ -201,11 +202,16 @@ export class ChainIndexer {
       pollIntervalMs: this.chain.pollIntervalMs,
       maxWaitMs: Math.max(this.chain.pollIntervalMs * 5, 2_000),
     });
-    const withTraces = (await this.useTraces(from))
-      ? await Promise.all(blocks.map(async (b) => ({ ...b, traces: await fetchBlockTraceSummary(this.rpc, BigInt(b.block.number)) })))
-      : blocks.map((b) => ({ ...b, traces: null }));
+    const traces = await this.useTraces(from);
+    const complete = await Promise.all(
+      blocks.map(async (b) => ({
+        ...b,
+        traces: traces ? await fetchBlockTraceSummary(this.rpc, BigInt(b.block.number)) : null,
+        uncles: await fetchUncles(this.rpc, b.block, { signal }),
+      })),
+    );
     await this.wrapped.learnFrom(blocks.flatMap((b) => b.receipts.flatMap((r) => r.logs)), to);
-    return transformBatch(withTraces, {
+    return transformBatch(complete, {
       chainId: this.chain.chainId,
       wrappedNativeTokens: this.wrapped.set,
       recordAbove: head - BigInt(this.chain.reorgWindow),

@@ -8,6 +8,7 @@ import {
 import { changesFrom, consensusHashes, orphanBlocksAbove, setChangesFrom, setIndexedBlock } from '../db/queries/progress.js';
 import { balancesAt } from './reconcile.js';
 import { putBalances } from '../db/queries/write-tokens.js';
+import { releaseUncles } from '../db/queries/write-uncles.js';
 import type { BalanceRow } from '../db/rows.js';
 
 /** What the indexer logs through: pino's logger, or anything shaped like it. */
@@ -86,7 +87,8 @@ export async function rollBackTo(
     const undo = await takeBalanceChangesAbove(tx, chainId, ancestor);
     if (exact) await applyBalanceDeltas(tx, chainId, ancestor, undo.map((d) => ({ ...d, delta: -d.delta })));
     else await putBalances(tx, truth);
-    const orphaned = await orphanBlocksAbove(tx, chainId, ancestor);
+    const { orphaned, uncles } = await orphanBlocksAbove(tx, chainId, ancestor);
+    await releaseUncles(tx, chainId, uncles);
     await setIndexedBlock(tx, chainId, ancestor);
     if (!exact) await setChangesFrom(tx, chainId, null);
     logger.warn({ chainId, ancestor: ancestor.toString(), depth, orphaned, exact }, 'reorg rolled back');

@@ -1,10 +1,11 @@
 import type { BlockWithReceipts } from '../evm/fetch-blocks.js';
-import { buildBlockRow } from '../evm/block-row.js';
+import { buildBlockRow, buildUncleRow } from '../evm/block-row.js';
 import type { BlockTraceSummary } from '../evm/traces.js';
 import { decodeTokenTransfers, type TokenTransfer } from '../evm/token-events.js';
 import { ZERO_ADDRESS } from '../evm/hex.js';
 import type { Hex, TokenType } from '../db/rows.js';
 import type { BlockRow } from '../db/model/block.js';
+import type { RpcBlock } from '../rpc/types.js';
 import { chainFieldsOf } from '../chains/index.js';
 import type { BalanceDelta } from '../db/queries/write-balances.js';
 
@@ -13,6 +14,8 @@ export interface IndexBatch {
   from: bigint;
   to: bigint;
   blocks: BlockRow[];
+  /** the blocks' uncles, as header-only non-consensus rows */
+  uncles: BlockRow[];
   transfers: number;
   /** net change per (token, holder, token_id) over the batch */
   deltas: BalanceDelta[];
@@ -63,20 +66,26 @@ class DeltaSum {
   }
 }
 
-export function transformBatch(
-  fetched: ReadonlyArray<BlockWithReceipts & { traces: BlockTraceSummary | null }>,
-  options: TransformOptions,
-): IndexBatch {
+/** A block with everything fetched for it. */
+export type FetchedBlock = BlockWithReceipts & { traces: BlockTraceSummary | null; uncles: readonly RpcBlock[] };
+
+export function transformBatch(fetched: readonly FetchedBlock[], options: TransformOptions): IndexBatch {
   const batch = new DeltaSum();
   const blockDeltas: IndexBatch['blockDeltas'] = [];
   const tokens = new Map<Hex, TokenType>();
   const addresses = new Set<Hex>();
   const blocks: BlockRow[] = [];
+  const uncles: BlockRow[] = [];
   let transfers = 0;
-  for (const { block, receipts, traces } of fetched) {
+  for (const { block, receipts, traces, uncles: blockUncles } of fetched) {
     const row: BlockRow = { ...buildBlockRow(block, receipts, traces, { chainId: options.chainId }), chainFields: chainFieldsOf(block) };
     blocks.push(row);
     addresses.add(row.miner);
+    for (const uncle of blockUncles) {
+      const uncleRow: BlockRow = { ...buildUncleRow(uncle, { chainId: options.chainId }), chainFields: chainFieldsOf(uncle) };
+      uncles.push(uncleRow);
+      addresses.add(uncleRow.miner);
+    }
     // Per-block sums only for blocks a rollback may undo: in a long backfill, almost none.
     const perBlock = row.number > options.recordAbove ? new DeltaSum() : null;
     const logs = receipts.flatMap((r) => r.logs);
@@ -109,6 +118,7 @@ export function transformBatch(
     to,
     recordedFrom: firstRecorded <= to ? firstRecorded : null,
     blocks,
+    uncles,
     transfers,
     deltas: batch.nonZero(),
     blockDeltas,

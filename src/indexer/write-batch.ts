@@ -1,6 +1,7 @@
 import type { Database, Queryable } from '../db/client.js';
 import type { Hex, TokenType } from '../db/rows.js';
 import { upsertBlocks } from '../db/queries/write-blocks.js';
+import { upsertUncles } from '../db/queries/write-uncles.js';
 import { applyBalanceDeltas, pruneBalanceChanges, recordBalanceChanges, type BalanceKey } from '../db/queries/write-balances.js';
 import { addUncheckedAddresses } from '../db/queries/write-addresses.js';
 import { changesFrom, setChangesFrom, setIndexedBlock } from '../db/queries/progress.js';
@@ -32,6 +33,7 @@ export async function writeBatch(
   return db.transaction(async (tx) => {
     await insertNewTokens(tx, chainId, batch.tokens);
     await upsertBlocks(tx, batch.blocks);
+    await upsertUncles(tx, batch.uncles);
     const negative = await applyBalanceDeltas(tx, chainId, batch.to, batch.deltas);
     await recordBalanceChanges(tx, chainId, batch.blockDeltas);
     await addUncheckedAddresses(tx, chainId, addresses);

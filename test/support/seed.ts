@@ -47,6 +47,7 @@ export function blockRow(chainId: number, number: number, miner: Hex, overrides:
     blobTransactionsCount: number % 3,
     consensus: true,
     isUncle: false,
+    headerOnly: false,
     chainFields: null,
     ...overrides,
   };

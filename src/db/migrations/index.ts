@@ -5,6 +5,7 @@ import * as addressTagsInline from './004_address_tags_inline.js';
 import * as addressesHashIndex from './005_addresses_hash_index.js';
 import * as blockChainFields from './006_block_chain_fields.js';
 import * as indexerHealth from './008_indexer_health.js';
+import * as unclesAndRebasing from './009_uncles_and_rebasing.js';
 import * as blockBlobs from './010_block_blobs.js';
 
 /** Ordered; a migration once released is never edited, only followed by a new one. */
@@ -16,5 +17,6 @@ export const migrations: ReadonlyArray<{ id: string; sql: string }> = [
   { id: '005_addresses_hash_index', sql: addressesHashIndex.sql },
   { id: '006_block_chain_fields', sql: blockChainFields.sql },
   { id: '008_indexer_health', sql: indexerHealth.sql },
+  { id: '009_uncles_and_rebasing', sql: unclesAndRebasing.sql },
   { id: '010_block_blobs', sql: blockBlobs.sql },
 ];

@@ -65,20 +65,39 @@ export const blockColumns = {
   uncleHashes: column('uncle_hashes', json<Hex[]>()),
   /** false for orphaned (reorged-out) blocks and uncles */
   consensus: column('consensus', bool),
+  /** a non-consensus block that a consensus block includes as an uncle */
   isUncle: column('is_uncle', bool),
+  /**
+   * known only from its header (an uncle fetched with eth_getUncleByBlockHashAndIndex): none of
+   * its transactions, receipts or traces, so its fees and counts are 0 and it has no rewards
+   */
+  headerOnly: column('header_only', bool),
   chainFields: nullable(column('chain_fields', json<ChainFields>())),
 } as const;
 
 export type BlockRow = RowOf<typeof blockColumns>;
 
+const keyColumns = new Set<string>(['chainId', 'hash']);
+const valueColumns = (Object.keys(blockColumns) as Array<keyof typeof blockColumns>).filter((k) => !keyColumns.has(k));
+
 /**
- * Blocks are written by hash: a block seen again (after a reorg, or with traces the first pass
- * lacked) keeps its header and takes the new consensus flags, trace counts and rewards.
+ * Blocks are written by hash. A block seen again (after a reorg, or with traces the first pass
+ * lacked) is written whole: it may have been known only as an uncle's header before.
  */
 export const upsertBlocksStatement = upsertStatement('blocks', blockColumns, {
   conflict: '(chain_id, hash)',
-  // the blob fields too: a block stored before migration 010 and seen again gets them
-  update: ['consensus', 'isUncle', 'internalTransactionsCount', 'rewards', 'blobGasUsed', 'excessBlobGas', 'blobTransactionsCount'],
+  update: valueColumns,
+});
+
+/**
+ * Uncles, written as non-consensus header-only rows. An uncle we already hold as a block of our
+ * own (orphaned by a reorg before a later block included it) keeps its data and is only marked
+ * as an uncle; a consensus block is never touched.
+ */
+export const upsertUnclesStatement = upsertStatement('blocks', blockColumns, {
+  conflict: '(chain_id, hash)',
+  update: ['isUncle'],
+  updateWhere: 'NOT blocks.consensus',
 });
 
 export type BlockType = 'block' | 'uncle' | 'reorg';

@@ -119,6 +119,8 @@ export interface UpsertOptions<Cs extends Columns> {
   conflict: string;
   /** columns a re-written row replaces; the others keep their first value */
   update: ReadonlyArray<keyof Cs & string>;
+  /** replace only rows matching this condition (on the table's own name); others stay as they are */
+  updateWhere?: string;
 }
 
 /**
@@ -131,9 +133,10 @@ export function upsertStatement<Cs extends Columns>(table: string, columns: Cs, 
   const names = entries.map((c) => c.name).join(', ');
   const values = entries.map((c) => c.codec.fromParam(`u.${c.name}`)).join(', ');
   const updates = options.update.map((k) => `${columns[k]!.name} = excluded.${columns[k]!.name}`).join(', ');
+  const where = options.updateWhere ? ` WHERE ${options.updateWhere}` : '';
   return `INSERT INTO ${table} (${names})
     SELECT ${values} FROM unnest(${arrays}) AS u(${names})
-    ON CONFLICT ${options.conflict} DO ${updates ? `UPDATE SET ${updates}` : 'NOTHING'}`;
+    ON CONFLICT ${options.conflict} DO ${updates ? `UPDATE SET ${updates}${where}` : 'NOTHING'}`;
 }
 
 /** The array parameters of `upsertStatement` for these rows. */

@@ -39,13 +39,17 @@ export async function consensusHashes(db: Queryable, chainId: number, from: bigi
   return new Map(rows.map((r) => [BigInt(r.number), fromHexText(r.hash)]));
 }
 
-/** Marks the blocks above `ancestor` as orphaned: they stay, listed as type "reorg". */
-export async function orphanBlocksAbove(db: Queryable, chainId: number, ancestor: bigint): Promise<number> {
-  const rows = await db.query('UPDATE blocks SET consensus = false WHERE chain_id = $1 AND number > $2 AND consensus RETURNING 1', [
-    chainId,
-    ancestor.toString(),
-  ]);
-  return rows.length;
+/**
+ * Marks the blocks above `ancestor` as orphaned: they stay, listed as type "reorg". Returns how
+ * many, and the uncles they included (which go with them: write-uncles.ts releaseUncles).
+ */
+export async function orphanBlocksAbove(db: Queryable, chainId: number, ancestor: bigint): Promise<{ orphaned: number; uncles: Hex[] }> {
+  const rows = await db.query<{ uncle_hashes: Hex[] | string }>(
+    'UPDATE blocks SET consensus = false WHERE chain_id = $1 AND number > $2 AND consensus RETURNING uncle_hashes',
+    [chainId, ancestor.toString()],
+  );
+  const uncles = rows.flatMap((r) => (typeof r.uncle_hashes === 'string' ? (JSON.parse(r.uncle_hashes) as Hex[]) : r.uncle_hashes));
+  return { orphaned: rows.length, uncles };
 }
 
 export async function changesFrom(db: Queryable, chainId: number): Promise<bigint | null> {
