@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { createRpcClient } from '../rpc/client.js';
+import { createRpcClient, type RpcClient } from '../rpc/client.js';
 import type { Database } from '../db/client.js';
 import type { ChainConfig } from '../config/config.js';
 import { ChainIndexer } from './chain-indexer.js';
@@ -24,8 +24,10 @@ export function startIndexers(
   const controller = new AbortController();
   // every in-flight RPC call and wait listens on this one signal
   setMaxListeners(0, controller.signal);
+  const clients: RpcClient[] = [];
   const loops = chains.map(async (chain) => {
     const rpc = createRpcClient({ chainId: chain.chainId, urls: chain.rpcUrls, logger });
+    clients.push(rpc);
     const indexer = new ChainIndexer({
       db,
       rpc,
@@ -45,6 +47,7 @@ export function startIndexers(
     async stop() {
       controller.abort();
       await done.catch(() => undefined);
+      for (const rpc of clients) rpc.close();
     },
   };
 }

@@ -1,7 +1,7 @@
 /**
- * Per-chain JSON-RPC client on viem: one batching HTTP transport per URL (./json-rpc-http.ts,
- * which also checks response ids) behind a `fallback` transport, plus the retry policy viem does
- * not have:
+ * Per-chain JSON-RPC client on viem: one batching transport per URL, HTTP (./json-rpc-http.ts) or
+ * WebSocket (./json-rpc-ws.ts), both checking response ids (./json-rpc-batch.ts), behind a
+ * `fallback` transport, plus the retry policy viem does not have:
  *
  *  - each URL retries transient faults (timeouts, 429 with Retry-After, 5xx, resets, truncated or
  *    garbled JSON, mixed-up response ids) with exponential backoff and jitter;
@@ -20,6 +20,7 @@ import { classifyFailure, toRpcError } from './classify-failure.js';
 import { RequestAbortedError, RetriesExhaustedError, RpcTransportError } from './errors.js';
 import { parseQuantity, toQuantity, toSafeNumber } from './quantity.js';
 import { jsonRpcHttp } from './json-rpc-http.js';
+import { jsonRpcWebSocket } from './json-rpc-ws.js';
 import type { BlockTag, RpcBlock, RpcLog, RpcLogFilter, RpcReceipt } from './types.js';
 
 /** The subset of pino's logger this layer uses. */
@@ -57,9 +58,9 @@ export interface RpcClientOptions {
   /** in order of preference */
   urls: readonly string[];
   logger?: RpcLogger;
-  /** per HTTP exchange (one batch) */
+  /** per exchange (one batch) */
   timeoutMs?: number;
-  /** JSON-RPC calls per HTTP batch */
+  /** JSON-RPC calls per batch */
   batchSize?: number;
   /** how long calls wait to be batched together */
   batchWaitMs?: number;
@@ -97,6 +98,8 @@ export interface RpcClient {
   call(to: Hex, data: Hex, block?: BlockRef, options?: RequestOptions): Promise<Hex>;
   getCode(address: Hex, block?: BlockRef, options?: RequestOptions): Promise<Hex>;
   getStorageAt(address: Hex, slot: Hex, block?: BlockRef, options?: RequestOptions): Promise<Hex>;
+  /** closes WebSocket connections (HTTP holds none); calls made afterwards fail */
+  close(): void;
 }
 
 /**
@@ -124,6 +127,8 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
 export function blockParam(block: BlockRef | Hex): string {
   return typeof block === 'bigint' ? toQuantity(block) : block;
 }
+
+export const isWebSocketUrl = (url: string): boolean => /^wss?:\/\//i.test(url);
 
 /** Provider URLs often carry API keys in the path or query: log the origin only. */
 export function redactUrl(url: string): string {
@@ -160,21 +165,26 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
   // and are batched together again instead of trickling out one HTTP exchange each.
   const context: RetryContext = { chainId: options.chainId, logger, policy, endpoints, logged, urlWaits: new WeakMap(), roundWaits: new WeakMap() };
 
-  const transports = endpoints.map((endpoint) =>
-    withUrlRetries(
-      jsonRpcHttp(endpoint.url, {
-        chainId: options.chainId,
-        batchSize: options.batchSize ?? 100,
-        batchWaitMs: options.batchWaitMs ?? 0,
-        maxResponseBytes,
-        timeoutMs: options.timeoutMs ?? 30_000,
-        onOutOfOrder: (calls) =>
-          logger.warn({ chainId: options.chainId, url: endpoint.label, calls }, 'RPC batch answered out of order; asking again'),
-      }),
-      endpoint,
-      context,
-    ),
-  );
+  const closers: Array<() => void> = [];
+  const transports = endpoints.map((endpoint) => {
+    const carrier = {
+      chainId: options.chainId,
+      batchSize: options.batchSize ?? 100,
+      batchWaitMs: options.batchWaitMs ?? 0,
+      maxResponseBytes,
+      timeoutMs: options.timeoutMs ?? 30_000,
+      onOutOfOrder: (calls: number) =>
+        logger.warn({ chainId: options.chainId, url: endpoint.label, calls }, 'RPC batch answered out of order; asking again'),
+    };
+    if (!isWebSocketUrl(endpoint.url)) return withUrlRetries(jsonRpcHttp(endpoint.url, carrier), endpoint, context);
+    const ws = jsonRpcWebSocket(endpoint.url, {
+      ...carrier,
+      onDisconnect: (reason) =>
+        logger.info({ chainId: options.chainId, url: endpoint.label, reason }, 'RPC WebSocket closed; the next call connects again'),
+    });
+    closers.push(ws.close);
+    return withUrlRetries(ws.transport, endpoint, context);
+  });
   const viemClient = createPublicClient({
     transport: fallback(transports, {
       retryCount: 0,
@@ -246,6 +256,9 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     },
     getStorageAt(address, slot, block = 'latest', o) {
       return request<Hex>('eth_getStorageAt', [address, slot, blockParam(block)], o);
+    },
+    close() {
+      for (const close of closers) close();
     },
   };
   return client;

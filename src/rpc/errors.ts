@@ -121,7 +121,7 @@ export class InconsistentChainDataError extends RpcError {
   override readonly name: string = 'InconsistentChainDataError';
 }
 
-// Faults detected by our own fetch wrapper before viem parses the body.
+// Faults detected by our own transports before viem parses the body.
 export class MalformedResponseError extends Error {
   override readonly name = 'MalformedResponseError';
 }
@@ -133,4 +133,9 @@ export class BodyTooLargeError extends Error {
   constructor(readonly limitBytes: number) {
     super(`response body exceeds ${limitBytes} bytes`);
   }
+}
+
+/** A WebSocket connection ended (or was dropped by us) while calls were waiting on it. */
+export class ConnectionClosedError extends Error {
+  override readonly name = 'ConnectionClosedError';
 }

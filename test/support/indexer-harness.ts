@@ -148,7 +148,11 @@ export async function startIndexer(db: Database, urls: string | readonly string[
     },
     async stop() {
       controller.abort();
-      await done;
+      try {
+        await done;
+      } finally {
+        rpc.close();
+      }
     },
     async caughtUp({ node = chain.rpcUrls[0]!, timeoutMs = 30_000 } = {}) {
       let lastFailure = '';

@@ -4,6 +4,12 @@ export interface TcpProxy {
   port: number;
   /** drops every open connection and refuses new ones: the server looks gone */
   cut(): void;
+  /**
+   * stops relaying on every open connection without closing it, and leaves new ones hanging: a
+   * peer gone without a FIN (half-open TCP). restore() serves new connections again; the
+   * stalled ones stay silent until the client gives up on them.
+   */
+  stall(): void;
   restore(): void;
   close(): Promise<void>;
 }
@@ -15,9 +21,15 @@ export interface TcpProxy {
 export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
   const open = new Set<net.Socket>();
   let down = false;
+  let stalled = false;
   const server = net.createServer((client) => {
     if (down) {
       client.destroy();
+      return;
+    }
+    if (stalled) {
+      open.add(client);
+      client.on('error', () => undefined);
       return;
     }
     const upstream = net.connect(targetPort, targetHost);
@@ -40,8 +52,16 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
       for (const s of open) s.destroy();
       open.clear();
     },
+    stall() {
+      stalled = true;
+      for (const s of open) {
+        s.unpipe();
+        s.pause();
+      }
+    },
     restore() {
       down = false;
+      stalled = false;
     },
     close: () =>
       new Promise<void>((resolve) => {

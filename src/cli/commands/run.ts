@@ -31,7 +31,12 @@ const indexerRole: Role = async (rt) => {
     return async () => undefined;
   }
   for (const chain of rt.config.chains) {
-    await verifyChainId(createRpcClient({ chainId: chain.chainId, urls: chain.rpcUrls, logger: rt.logger }), chain.chainId);
+    const rpc = createRpcClient({ chainId: chain.chainId, urls: chain.rpcUrls, logger: rt.logger });
+    try {
+      await verifyChainId(rpc, chain.chainId);
+    } finally {
+      rpc.close();
+    }
   }
   const handle = startIndexers(rt.db, rt.config.chains, rt.logger.child({ role: 'indexer' }), rt.metrics);
   handle.done.catch((error: unknown) => {
