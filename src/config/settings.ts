@@ -140,7 +140,11 @@ export const chainSettings = {
   }),
   rebasingTokens: setting({
     key: 'rebasingTokens', default: [], defaultText: 'none', ...addressList,
-    help: 'tokens whose balances change without events, reconciled with `balanceOf` after every batch',
+    help: 'tokens whose balances change without events (stETH-like), reconciled with `balanceOf`: the holders a batch touches, and a rolling sweep over all their holders (below)',
+  }),
+  rebasingSweepBatches: setting({
+    key: 'rebasingSweepBatches', default: 100, ...integer(1, 1_000_000),
+    help: 'a sweep over every holder of the rebasing tokens takes at most this many batches: a balance changed without an event is correct at most twice this many batches later',
   }),
   wrappedNativeTokens: setting({
     key: 'wrappedNativeTokens', default: [], defaultText: 'none', ...addressList,

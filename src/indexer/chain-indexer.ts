@@ -9,13 +9,14 @@ import { BlockNotAvailableError } from '../rpc/errors.js';
 import type { Database } from '../db/client.js';
 import { isConnectionFailure, isDatabaseRefusal } from '../db/unavailable.js';
 import type { Hex } from '../db/rows.js';
-import { balancesOfTokens, negativeBalances } from '../db/queries/write-balances.js';
+import { negativeBalances } from '../db/queries/write-balances.js';
 import { consensusHashes, indexedBlock, setHeadBlock } from '../db/queries/progress.js';
 import { clearIndexerFailure, recordIndexerFailure, type IndexerFailure } from '../db/queries/indexer-status.js';
 import { RpcError } from '../rpc/errors.js';
 import { transformBatch, findLinkBreak, type IndexBatch } from './transform.js';
 import { pruneRecordedChanges, writeBatch } from './write-batch.js';
-import { reconcileBalances } from './reconcile.js';
+import { balancesAt, reconcileBalances, withBalanceRepair } from './reconcile.js';
+import { RebasingBalances } from './rebasing.js';
 import { findCommonAncestor, rollBackTo, type Logger } from './reorg.js';
 import { WrappedNativeTokens } from './wrapped-native.js';
 import { RecentAddresses } from './recent-addresses.js';
@@ -62,6 +63,7 @@ export class ChainIndexer {
   private readonly chain: ChainConfig;
   private readonly logger: Logger;
   private readonly wrapped: WrappedNativeTokens;
+  private readonly rebasing: RebasingBalances;
   private batchBlocks: number;
   private traces: Promise<boolean> | null;
   private ahead: Range[] = [];
@@ -75,6 +77,7 @@ export class ChainIndexer {
     this.chain = options.chain;
     this.logger = options.logger;
     this.wrapped = new WrappedNativeTokens(options.rpc, options.chain.wrappedNativeTokens ?? []);
+    this.rebasing = new RebasingBalances(options.chain.rebasingTokens, options.chain.rebasingSweepBatches);
     this.batchBlocks = options.minBatchBlocks ?? 10;
     this.traces = options.traces === false ? Promise.resolve(false) : null;
   }
@@ -125,9 +128,8 @@ export class ChainIndexer {
           continue;
         }
         const addresses = this.recentAddresses.unseen(batch.addresses);
-        const negative = await writeBatch(this.db, this.chain.chainId, batch, addresses);
+        await this.write(batch, addresses);
         this.recentAddresses.remember(addresses);
-        await this.reconcileAfter(batch, negative);
         await this.afterBatch(batch, head, Date.now() - started);
         parent = batch.blocks[batch.blocks.length - 1]!.hash;
         next = batch.to + 1n;
@@ -246,17 +248,34 @@ export class ChainIndexer {
     return { next: ancestor + 1n, parent };
   }
 
-  /** Balances only a non-standard token can drive negative, and rebasing tokens' balances. */
-  private async reconcileAfter(batch: IndexBatch, negative: Awaited<ReturnType<typeof writeBatch>>): Promise<void> {
-    const rebasing = this.chain.rebasingTokens;
-    const keys = [...negative, ...(rebasing.length > 0 ? await balancesOfTokens(this.db, this.chain.chainId, rebasing) : [])];
-    if (keys.length === 0) return;
-    if (negative.length > 0) this.logger.warn({ ...this.label, count: negative.length }, 'negative balances reconciled with balanceOf');
-    const n = await reconcileBalances(this.db, this.rpc, this.chain.chainId, keys, batch.to);
-    this.options.metrics?.reconciled.inc(this.metricLabel, n);
+  /**
+   * Writes the batch with the balances it must not take from its events alone — rebasing
+   * tokens' touched balances and the sweep's slice (rebasing.ts), and any balance the batch would
+   * drive negative — read with balanceOf at its last block before the transaction and written in
+   * it: a batch and its reconciliation commit together or not at all.
+   */
+  private async write(batch: IndexBatch, addresses: readonly Hex[]): Promise<void> {
+    const chainId = this.chain.chainId;
+    const plan = await this.rebasing.plan(this.db, chainId, batch);
+    const reconciled = await balancesAt(this.rpc, chainId, plan.keys, batch.to);
+    let repaired = 0;
+    await withBalanceRepair(
+      this.rpc,
+      chainId,
+      batch.to,
+      reconciled,
+      (rows) => writeBatch(this.db, chainId, batch, { addresses, reconciled: rows, sweep: plan.sweep }),
+      (keys) => {
+        repaired += keys.length;
+        this.rebasing.learn(keys.map((k) => k.token));
+        this.logger.warn({ ...this.label, count: keys.length, block: batch.to.toString() }, 'balances that would go negative set from balanceOf');
+      },
+    );
+    this.options.metrics?.reconciled.inc(this.metricLabel, reconciled.length + repaired);
+    if (plan.passComplete) this.logger.debug({ ...this.label, block: batch.to.toString() }, 'rebasing tokens: sweep over every holder complete');
   }
 
-  /** A crash between a batch and its reconciliation leaves negative rows: mend them first. */
+  /** Negative rows written by a version before batches settled their balances: mend them first. */
   private async reconcileLeftovers(): Promise<void> {
     const tip = await indexedBlock(this.db, this.chain.chainId);
     const keys = await negativeBalances(this.db, this.chain.chainId);

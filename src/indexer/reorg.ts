@@ -6,7 +6,7 @@ import {
   takeBalanceChangesAbove,
 } from '../db/queries/write-balances.js';
 import { changesFrom, consensusHashes, orphanBlocksAbove, setChangesFrom, setIndexedBlock } from '../db/queries/progress.js';
-import { balancesAt } from './reconcile.js';
+import { balancesAt, settleBalances, withBalanceRepair } from './reconcile.js';
 import { putBalances } from '../db/queries/write-tokens.js';
 import { releaseUncles } from '../db/queries/write-uncles.js';
 import type { BalanceRow } from '../db/rows.js';
@@ -83,14 +83,20 @@ export async function rollBackTo(
     );
     truth = await balancesAt(rpc, chainId, keys, ancestor);
   }
-  await db.transaction(async (tx) => {
-    const undo = await takeBalanceChangesAbove(tx, chainId, ancestor);
-    if (exact) await applyBalanceDeltas(tx, chainId, ancestor, undo.map((d) => ({ ...d, delta: -d.delta })));
-    else await putBalances(tx, truth);
-    const { orphaned, uncles } = await orphanBlocksAbove(tx, chainId, ancestor);
-    await releaseUncles(tx, chainId, uncles);
-    await setIndexedBlock(tx, chainId, ancestor);
-    if (!exact) await setChangesFrom(tx, chainId, null);
-    logger.warn({ chainId, ancestor: ancestor.toString(), depth, orphaned, exact }, 'reorg rolled back');
-  });
+  // Undoing recorded deltas can drive a balance negative that balanceOf had set (a rebasing
+  // token): it is read at the ancestor and written in the same transaction (withBalanceRepair).
+  const orphaned = await withBalanceRepair(rpc, chainId, ancestor, [], (repaired) =>
+    db.transaction(async (tx) => {
+      const undo = await takeBalanceChangesAbove(tx, chainId, ancestor);
+      const negative = exact ? await applyBalanceDeltas(tx, chainId, ancestor, undo.map((d) => ({ ...d, delta: -d.delta }))) : [];
+      if (!exact) await putBalances(tx, truth);
+      await settleBalances(tx, chainId, negative, repaired);
+      const { orphaned, uncles } = await orphanBlocksAbove(tx, chainId, ancestor);
+      await releaseUncles(tx, chainId, uncles);
+      await setIndexedBlock(tx, chainId, ancestor);
+      if (!exact) await setChangesFrom(tx, chainId, null);
+      return orphaned;
+    }),
+  );
+  logger.warn({ chainId, ancestor: ancestor.toString(), depth, orphaned, exact }, 'reorg rolled back');
 }

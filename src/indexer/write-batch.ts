@@ -1,10 +1,12 @@
 import type { Database, Queryable } from '../db/client.js';
-import type { Hex, TokenType } from '../db/rows.js';
+import type { BalanceRow, Hex, TokenType } from '../db/rows.js';
 import { upsertBlocks } from '../db/queries/write-blocks.js';
 import { upsertUncles } from '../db/queries/write-uncles.js';
-import { applyBalanceDeltas, pruneBalanceChanges, recordBalanceChanges, type BalanceKey } from '../db/queries/write-balances.js';
+import { applyBalanceDeltas, pruneBalanceChanges, recordBalanceChanges } from '../db/queries/write-balances.js';
 import { addUncheckedAddresses } from '../db/queries/write-addresses.js';
 import { changesFrom, setChangesFrom, setIndexedBlock } from '../db/queries/progress.js';
+import { setSweepPosition, type SweepPosition } from '../db/queries/rebasing-sweep.js';
+import { settleBalances } from './reconcile.js';
 import type { IndexBatch } from './transform.js';
 
 /** Adds tokens not yet known, with the type their first events implied; never retypes. */
@@ -18,28 +20,34 @@ async function insertNewTokens(db: Queryable, chainId: number, tokens: Map<strin
   );
 }
 
+export interface BatchExtras {
+  /** those of the batch's addresses that may not be in `addresses` yet (all by default) */
+  addresses?: readonly Hex[];
+  /** balances as the token contracts report them at the batch's last block: set after the deltas */
+  reconciled?: readonly BalanceRow[];
+  /** the rebasing sweep's position after this batch (undefined: no sweep) */
+  sweep?: SweepPosition | null;
+}
+
 /**
  * Writes one batch and the progress marker in one transaction: after a crash at any moment
- * either all of the batch is there and the marker says so, or none of it is.
- * `addresses`: those of the batch's addresses that may not be in `addresses` yet.
- * Returns the balances that went negative, for reconciliation.
+ * either all of the batch is there and the marker says so, or none of it is. Balances the batch
+ * drives negative must be among `extras.reconciled`; otherwise nothing is written and
+ * UnreconciledBalancesError names them (reconcile.ts withBalanceRepair fetches them and writes
+ * again), so no negative balance ever commits.
  */
-export async function writeBatch(
-  db: Database,
-  chainId: number,
-  batch: IndexBatch,
-  addresses: readonly Hex[] = [...batch.addresses],
-): Promise<BalanceKey[]> {
-  return db.transaction(async (tx) => {
+export async function writeBatch(db: Database, chainId: number, batch: IndexBatch, extras: BatchExtras = {}): Promise<void> {
+  await db.transaction(async (tx) => {
     await insertNewTokens(tx, chainId, batch.tokens);
     await upsertBlocks(tx, batch.blocks);
     await upsertUncles(tx, batch.uncles);
     const negative = await applyBalanceDeltas(tx, chainId, batch.to, batch.deltas);
+    await settleBalances(tx, chainId, negative, extras.reconciled ?? []);
     await recordBalanceChanges(tx, chainId, batch.blockDeltas);
-    await addUncheckedAddresses(tx, chainId, addresses);
+    await addUncheckedAddresses(tx, chainId, extras.addresses ?? [...batch.addresses]);
     await updateChangesFrom(tx, chainId, batch);
+    if (extras.sweep !== undefined) await setSweepPosition(tx, chainId, extras.sweep);
     await setIndexedBlock(tx, chainId, batch.to);
-    return negative;
   });
 }
 

@@ -20,9 +20,9 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function bench(script: string): Promise<Record<string, any>> {
+async function bench(script: string, ...args: string[]): Promise<Record<string, any>> {
   const out = join(dir, `${script}.json`);
-  await run(process.execPath, ['--import', 'tsx', `bench/${script}.ts`, '--tiny', '--out', out], { timeout: 240_000, maxBuffer: 16 * 2 ** 20 });
+  await run(process.execPath, ['--import', 'tsx', `bench/${script}.ts`, '--tiny', '--out', out, ...args], { timeout: 240_000, maxBuffer: 16 * 2 ** 20 });
   return JSON.parse(await readFile(out, 'utf8')) as Record<string, any>;
 }
 
@@ -51,5 +51,17 @@ describe.runIf(await postgresAvailable())('benchmarks at tiny size', () => {
     expect(positive(index.bare_fetch.events_per_s)).toBe(true);
     expect(index.chain.transfers).toBe(5_000);
     expect(index.chain.miners).toBeGreaterThan(1);
+  }, 300_000);
+
+  it('bench:rebasing indexes a rebasing token with a baseline from a git worktree and this tree, counting balanceOf calls', async () => {
+    // HEAD as the baseline: the mechanics (worktree, both variants, counting) without depending on history
+    const { summary, holders } = await bench('rebasing', '--baseline', 'HEAD');
+    expect(holders).toBe(2_000);
+    expect(summary).toHaveLength(2);
+    for (const variant of summary as Array<Record<string, number>>) {
+      expect(positive(variant['median_balance_of_calls_per_batch'])).toBe(true);
+      expect(variant['median_balance_of_calls_per_batch']).toBeLessThan(2_000);
+      expect(positive(variant['median_ms_per_batch'])).toBe(true);
+    }
   }, 300_000);
 });

@@ -1,5 +1,5 @@
 import type { Queryable } from '../client.js';
-import type { Hex } from '../rows.js';
+import type { BalanceRow, Hex } from '../rows.js';
 import { fromHexText, hexArray } from '../hex.js';
 import { refreshHolderCounts } from './write-tokens.js';
 
@@ -71,6 +71,46 @@ export async function applyBalanceDeltas(
   return negative.map((r) => ({ token: fromHexText(r.token), holder: fromHexText(r.holder), tokenId: r.token_id === null ? null : BigInt(r.token_id) }));
 }
 
+/**
+ * Sets balances to absolute values (what the token contracts report), keeping holder counts in
+ * step as applyBalanceDeltas does: by the rows that cross zero, not by recounting the token's
+ * holders, so setting a few balances of a token with a million holders costs a few rows.
+ * Keys must be unique.
+ */
+export async function setBalances(db: Queryable, chainId: number, rows: readonly BalanceRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.query(
+    `WITH d AS (
+       SELECT decode(u.token, 'hex') AS token, decode(u.holder, 'hex') AS holder, u.token_id, u.value, u.block_number
+       FROM unnest($2::text[], $3::text[], $4::numeric[], $5::numeric[], $6::bigint[]) AS u(token, holder, token_id, value, block_number)
+     ), prev AS (
+       -- the statement's snapshot: the values before this statement sets them
+       SELECT d.token, d.value AS next, coalesce(b.value, 0) AS before
+       FROM d LEFT JOIN token_balances b
+         ON b.chain_id = $1 AND b.token = d.token AND b.holder = d.holder AND b.token_id IS NOT DISTINCT FROM d.token_id
+       WHERE d.holder <> '\\x0000000000000000000000000000000000000000'::bytea
+     ), up AS (
+       INSERT INTO token_balances AS b (chain_id, token, holder, token_id, value, block_number)
+       SELECT $1, d.token, d.holder, d.token_id, d.value, d.block_number FROM d ORDER BY d.token, d.holder, d.token_id
+       ON CONFLICT ON CONSTRAINT token_balances_key DO UPDATE SET value = excluded.value, block_number = excluded.block_number
+     ), moved AS (
+       SELECT token, sum(CASE WHEN next > 0 AND before <= 0 THEN 1 WHEN next <= 0 AND before > 0 THEN -1 ELSE 0 END) AS change
+       FROM prev GROUP BY token
+     )
+     UPDATE tokens t SET holder_count = t.holder_count + moved.change
+     FROM moved WHERE t.chain_id = $1 AND t.address = moved.token AND moved.change <> 0 AND t.type <> 'ERC-1155'`,
+    [
+      chainId,
+      hexArray(rows.map((r) => r.token)),
+      hexArray(rows.map((r) => r.holder)),
+      rows.map((r) => idText(r.tokenId)),
+      rows.map((r) => r.value.toString()),
+      rows.map((r) => r.blockNumber.toString()),
+    ],
+  );
+  await recountMultiTokenHolders(db, chainId, [...new Set(rows.filter((r) => r.tokenId !== null).map((r) => r.token))]);
+}
+
 async function recountMultiTokenHolders(db: Queryable, chainId: number, tokens: readonly Hex[]): Promise<void> {
   if (tokens.length > 0) await refreshHolderCounts(db, chainId, tokens);
 }
@@ -135,17 +175,6 @@ export async function negativeBalances(db: Queryable, chainId: number): Promise<
     `SELECT encode(token, 'hex') AS token, encode(holder, 'hex') AS holder, token_id::text AS token_id
      FROM token_balances WHERE chain_id = $1 AND value < 0`,
     [chainId],
-  );
-  return rows.map((r) => ({ token: fromHexText(r.token), holder: fromHexText(r.holder), tokenId: r.token_id === null ? null : BigInt(r.token_id) }));
-}
-
-/** Every balance row of some tokens (rebasing tokens, reconciled wholesale). */
-export async function balancesOfTokens(db: Queryable, chainId: number, tokens: readonly string[]): Promise<BalanceKey[]> {
-  if (tokens.length === 0) return [];
-  const rows = await db.query<{ token: string; holder: string; token_id: string | null }>(
-    `SELECT encode(token, 'hex') AS token, encode(holder, 'hex') AS holder, token_id::text AS token_id
-     FROM token_balances WHERE chain_id = $1 AND token = ANY(SELECT decode(x, 'hex') FROM unnest($2::text[]) x)`,
-    [chainId, hexArray(tokens)],
   );
   return rows.map((r) => ({ token: fromHexText(r.token), holder: fromHexText(r.holder), tokenId: r.token_id === null ? null : BigInt(r.token_id) }));
 }
