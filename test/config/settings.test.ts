@@ -65,6 +65,7 @@ const SAMPLES: Record<string, Sample> = {
   pollIntervalMs: { env: '300', file: 400, expect: { env: 300, file: 400, none: 1_000 }, read: (c) => chain(c).pollIntervalMs },
   elasticity: { file: 6, expect: { file: 6, none: 2 }, read: (c) => chain(c).elasticity },
   rebasingTokens: { file: [A1.toUpperCase().replace('0X', '0x')], expect: { file: [A1], none: [] }, read: (c) => chain(c).rebasingTokens },
+  rebasingSweepBatches: { file: 7, expect: { file: 7, none: 100 }, read: (c) => chain(c).rebasingSweepBatches },
   wrappedNativeTokens: { file: [A2], expect: { file: [A2], none: [] }, read: (c) => chain(c).wrappedNativeTokens },
   blobSchedule: {
     file: [{ timestamp: 0, baseFeeUpdateFraction: 5_007_716 }],
