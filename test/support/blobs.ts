@@ -61,7 +61,9 @@ export function testBlobs(count: number): Hex[] {
 
 /** Sends one type-3 transaction carrying `blobs`; returns its hash (the caller mines or automine does). */
 export async function sendBlobTransaction(chain: Chain, url: string, blobs: readonly Hex[]): Promise<Hash> {
-  const wallet = createWalletClient({ account: blobSender, chain, transport: http(url) });
+  // anvil checks the KZG proofs before answering: on a loaded 2-core machine that outlasted
+  // viem's default 10 s (seen in a full CI run), so the node gets a minute
+  const wallet = createWalletClient({ account: blobSender, chain, transport: http(url, { timeout: 60_000 }) });
   return wallet.sendTransaction({
     blobs: [...blobs],
     kzg: testKzg(),

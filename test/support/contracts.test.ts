@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import * as committed from '../../src/devnet/artifacts.js';
 import { compileCached, loadContracts, REPO_ROOT, sourceHash } from './contracts.js';
 
-const EXPECTED = ['AirdropToken', 'BareWrappedNative', 'CloneFactory', 'InitializableERC20', 'Proxy1967', 'TestERC1155', 'TestERC20', 'TestERC721', 'WETH9'];
+const EXPECTED = ['AirdropToken', 'BareWrappedNative', 'CloneFactory', 'InitializableERC20', 'Proxy1967', 'RebasingToken', 'TestERC1155', 'TestERC20', 'TestERC721', 'WETH9'];
 
 function runChild(script: string, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
