@@ -1,6 +1,8 @@
-// Rewrites README's settings table from the setting definitions (src/config/settings.ts).
+// Rewrites README's generated tables: the settings (src/config/settings.ts) and the
+// Etherscan-style actions (src/api/routes/etherscan/actions.ts).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { withSettingsTable } from '../src/config/settings-table.js';
+import { withActionsTable } from '../src/api/routes/etherscan/actions-table.js';
 
 const readme = new URL('../README.md', import.meta.url);
-writeFileSync(readme, withSettingsTable(readFileSync(readme, 'utf8')));
+writeFileSync(readme, withActionsTable(withSettingsTable(readFileSync(readme, 'utf8'))));

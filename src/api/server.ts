@@ -24,6 +24,7 @@ import { blocksValidatedRoute } from './routes/blocks-validated.js';
 import { blockRoute } from './routes/block.js';
 import { tokenCountersRoute } from './routes/token-counters.js';
 import { etherscanRoutes } from './routes/etherscan/route.js';
+import { etherscanQueryNames } from './routes/etherscan/query-names.js';
 import { healthRoute } from './routes/health.js';
 import { tokenRoute } from './routes/token.js';
 import { webRoute } from './routes/web.js';
@@ -117,6 +118,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   // Everything keyed and limited lives in this scope; health and docs stay outside it.
   await app.register(async (api) => {
     await api.register(rateLimitPlugin, { defaultLimit: options.api.defaultRateLimit, redis: options.redis ?? null });
+    // (before auth: it reads the key from the lowercased query)
+    etherscanQueryNames(api);
     await api.register(authPlugin, { db, staticKeys: options.api.staticApiKeys });
     parameterLimits(api);
     chainScope(api, registry, options.api.restrictedKey);

@@ -21,10 +21,15 @@ export function renderSettingsTable(settings: ReadonlyArray<Setting<unknown>> = 
   return ['| file key | flag | environment | default | meaning |', '|---|---|---|---|---|', ...rows].join('\n');
 }
 
+/** `text` with what lies between the `start` and `end` marker lines replaced by `body`. */
+export function withSection(text: string, start: string, end: string, body: string): string {
+  const from = text.indexOf(start);
+  const to = text.indexOf(end);
+  if (from < 0 || to < from) throw new Error(`README.md has no markers ${start} … ${end}`);
+  return `${text.slice(0, from + start.length)}\n${body}\n${text.slice(to)}`;
+}
+
 /** README with its settings table replaced by the current one. */
 export function withSettingsTable(readme: string): string {
-  const start = readme.indexOf(TABLE_START);
-  const end = readme.indexOf(TABLE_END);
-  if (start < 0 || end < start) throw new Error('README.md has no settings table markers');
-  return `${readme.slice(0, start + TABLE_START.length)}\n${renderSettingsTable()}\n${readme.slice(end)}`;
+  return withSection(readme, TABLE_START, TABLE_END, renderSettingsTable());
 }

@@ -62,6 +62,12 @@ describe('keys never reach the logs', () => {
       `/1/api/v2/tokens/0x/holders?apikey=${key}&key=${SECRET}`, // 422
       `/1/api/v2/nothing?apikey=${key}&key=${SECRET}`, // 404
       `/1/api?module=token&action=tokenholdercount&contractaddress=${addressOf(2)}&apikey=${key}&key=${SECRET}`,
+      // the Etherscan-style forms read names in any letter case: each spelling is the key
+      `/v2/api?chainid=1&module=token&action=tokenholdercount&contractaddress=${addressOf(2)}&apiKey=${key}&Key=${SECRET}`,
+      `/v2/api?chainid=1&module=token&action=tokenholdercount&APIKEY=${key}&KEY=${SECRET}&ApiKey=${wrongKey()}`,
+      `/api?chainid=1&module=token&action=tokenholdercount&%41pikey=${key}&%4Bey=${SECRET}`,
+      `/v2/api?chainid=424242&module=token&action=tokenholdercount&${encodeAll('APIKEY')}=${encodeAll(key)}`,
+      `/1/api?Module=token&Action=tokenholdercount&ApIkEy=${wrongKey()}&kEy=${SECRET}`,
       `/health?apikey=${key}&key=${SECRET}`,
       `/docs?apikey=${key}`,
       `/1/api/v2/tokens/0x${'a'.repeat(2_100)}/holders?apikey=${key}&key=${SECRET}`, // router's max param length
@@ -81,6 +87,7 @@ describe('keys never reach the logs', () => {
     expect(logged).toContain('request object logged');
     expect(logged).toContain('apikey=[redacted]');
     expect(logged).toContain('items_count=1');
+    expect(logged).toContain(`/v2/api?chainid=1&module=token&action=tokenholdercount&contractaddress=${addressOf(2)}&apikey=[redacted]&key=[redacted]`);
     expect(leakedSecrets(logged, sent)).toEqual([]);
   });
 

@@ -135,6 +135,25 @@ describe.each(await availableEngines())('uncles on %s', (engine) => {
     ]);
   });
 
+  it('getblockreward: the recorded rewards split into the block, its uncle and the inclusion part', async () => {
+    const res = await api.get(`/${CHAIN}/api`, { module: 'block', action: 'getblockreward', blockno: BLOCK_NUMBER.toString() });
+    // the recorded trace: 5 ETH base + 5/32 for including one uncle, and 6/8 × 5 for the uncle (depth 2)
+    const base = 5n * 10n ** 18n;
+    expect(MINTED_BLOCK_REWARD).toBe(base + base / 32n);
+    expect(res.body).toEqual({
+      status: '1',
+      message: 'OK',
+      result: {
+        blockNumber: BLOCK_NUMBER.toString(),
+        timeStamp: BigInt(recordedBlock().timestamp).toString(),
+        blockMiner: MINER,
+        blockReward: (MINTED_BLOCK_REWARD + standInFees()).toString(),
+        uncles: [{ miner: MINER, unclePosition: '0', blockreward: UNCLE_REWARD.toString() }],
+        uncleInclusionReward: (base / 32n).toString(),
+      },
+    });
+  });
+
   it('a reorg that orphans the including block takes the uncle with it', async () => {
     node.replace();
     await waitFor(
@@ -153,7 +172,7 @@ describe.each(await availableEngines())('uncles on %s', (engine) => {
     );
     expect(body.items).toHaveLength(2);
     expect(await blockByHash(api.db, UNCLE_HASH)).toBeUndefined();
-    expect((await mined('uncles')).body).toEqual({ status: '0', message: 'No blocks found', result: [] });
+    expect((await mined('uncles')).body).toEqual({ status: '0', message: 'No transactions found', result: [] });
   });
 });
 

@@ -28,6 +28,12 @@ function scopedAddresses(request: FastifyRequest): string[] {
   return [query.contractaddress, query.address].filter((a): a is string => typeof a === 'string');
 }
 
+/** The path's chain id, or on the routes without one (the Etherscan V2 form) the `chainid` query parameter. */
+function chainIdOf(request: FastifyRequest): unknown {
+  const fromPath = (request.params as Partial<ScopedParams>).chain_id;
+  return fromPath !== undefined ? fromPath : (request.query as Record<string, unknown>).chainid;
+}
+
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
 /**
@@ -44,17 +50,17 @@ export function secretMatcher(secret: string | null): (presented: unknown) => bo
 }
 
 /**
- * One hook for the routes under /{chain_id}/api/v2/…, before the parameters are validated: an
- * unknown chain is a 404 (as for an unknown path), and a restricted path address is a 403
- * unless `key` carries the operator's secret. Both come before validation so the page cache,
+ * One hook for the keyed routes, before the parameters are validated: an unknown chain is a
+ * 404 (as for an unknown path; the Etherscan-style routes answer it in their envelope), and a
+ * restricted path address is a 403 unless `key` carries the operator's secret. Both come before validation so the page cache,
  * which runs next, may answer a repeated request without validating it again.
  */
 export function chainScope(app: FastifyInstance, registry: Registry, restrictedKey: string | null): void {
   const isSecret = secretMatcher(restrictedKey);
   app.decorateRequest('chain', null as unknown as ChainStatus);
   app.addHook('preValidation', async (request: FastifyRequest) => {
-    const raw = (request.params as ScopedParams).chain_id;
-    const chain = /^[1-9][0-9]{0,15}$/.test(raw) ? await registry.chain(Number(raw)) : undefined;
+    const raw = chainIdOf(request);
+    const chain = typeof raw === 'string' && /^[1-9][0-9]{0,15}$/.test(raw) ? await registry.chain(Number(raw)) : undefined;
     if (!chain) throw notFound();
     request.chain = chain;
     if (!(await registry.anyRestricted(chain.chainId, scopedAddresses(request)))) return;

@@ -7,6 +7,8 @@ import * as blockChainFields from './006_block_chain_fields.js';
 import * as indexerHealth from './008_indexer_health.js';
 import * as unclesAndRebasing from './009_uncles_and_rebasing.js';
 import * as blockBlobs from './010_block_blobs.js';
+import * as holdingsByHolder from './017_holdings_by_holder.js';
+import * as blocksByTimestamp from './018_blocks_by_timestamp.js';
 
 /** Ordered; a migration once released is never edited, only followed by a new one. */
 export const migrations: ReadonlyArray<{ id: string; sql: string }> = [
@@ -19,4 +21,6 @@ export const migrations: ReadonlyArray<{ id: string; sql: string }> = [
   { id: '008_indexer_health', sql: indexerHealth.sql },
   { id: '009_uncles_and_rebasing', sql: unclesAndRebasing.sql },
   { id: '010_block_blobs', sql: blockBlobs.sql },
+  { id: '017_holdings_by_holder', sql: holdingsByHolder.sql },
+  { id: '018_blocks_by_timestamp', sql: blocksByTimestamp.sql },
 ];

@@ -8,22 +8,32 @@ export interface HolderBalance {
   value: bigint;
 }
 
+export interface HoldersWindowParams {
+  chainId: number;
+  token: Hex;
+  offset: number;
+  limit: number;
+  /** desc: richest first (the keyset endpoint's order); asc: the reverse */
+  sort: 'asc' | 'desc';
+}
+
 /**
- * Rows `offset` … `offset + limit` of the holders list in the keyset endpoint's order. OFFSET
- * walks the skipped rows of the index, so callers cap offset + limit (the Etherscan-style
- * API allows 10,000).
+ * Rows `offset` … `offset + limit` of the holders list: one range scan of token_balances_page,
+ * forwards or backwards, that skips `offset` index entries before it returns rows. Exported
+ * so tests can EXPLAIN exactly what the API runs.
  */
-export async function holdersWindow(
-  db: Queryable,
-  params: { chainId: number; token: Hex; offset: number; limit: number },
-): Promise<HolderBalance[]> {
-  const rows = await db.query<{ holder: string; value: string }>(
-    `SELECT encode(b.holder, 'hex') AS holder, b.value::text AS value
+export function holdersWindowQuery(params: HoldersWindowParams) {
+  const dir = params.sort === 'asc' ? 'ASC' : 'DESC';
+  const text = `SELECT encode(b.holder, 'hex') AS holder, b.value::text AS value
      FROM token_balances b
      WHERE ${PAGE_FILTER}
-     ORDER BY b.value DESC, b.holder DESC, b.token_id DESC
-     LIMIT $3 OFFSET $4`,
-    [params.chainId, toBytea(params.token), params.limit, params.offset],
-  );
+     ORDER BY b.value ${dir}, b.holder ${dir}, b.token_id ${dir}
+     LIMIT $3 OFFSET $4`;
+  return { text, args: [params.chainId, toBytea(params.token), params.limit, params.offset] };
+}
+
+export async function holdersWindow(db: Queryable, params: HoldersWindowParams): Promise<HolderBalance[]> {
+  const { text, args } = holdersWindowQuery(params);
+  const rows = await db.query<{ holder: string; value: string }>(text, args, { prepare: true });
   return rows.map((r) => ({ holder: fromHexText(r.holder), value: BigInt(r.value) }));
 }

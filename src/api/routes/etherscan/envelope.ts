@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DatabaseUnavailableError } from '../../../db/client.js';
 import { HttpError } from '../../http-error.js';
+import { presentedKey } from '../../auth/key-resolver.js';
 
 /** Every answer of the Etherscan-style API: status "1" with data, "0" without. */
 export interface Envelope<T = unknown> {
@@ -8,6 +9,44 @@ export interface Envelope<T = unknown> {
   message: string;
   result: T;
 }
+
+/**
+ * The texts of that API's refusals, as its published documentation ("Common Error Messages")
+ * and recorded answers give them; docs/ETHERSCAN.md says where each was found. Texts marked
+ * ours answer conditions that API has no documented text for.
+ */
+export const TEXT = {
+  invalidKey: 'Invalid API Key',
+  rateLimited: 'Max rate limit reached, please use API Key for higher rate limit',
+  invalidKeyAttempts: 'Too many invalid api key attempts, please try again later',
+  chainId: 'Missing or unsupported chainid parameter (required for v2 api), please see chainlist for the list of supported chainids',
+  module: 'Error! Missing Or invalid Module name',
+  action: 'Error! Missing Or invalid Action name',
+  address: 'Error! Invalid address format',
+  contractAddress: 'Error! Invalid contract address format',
+  window: 'Result window is too large, PageNo x Offset size must be less than or equal to 10000',
+  noClosestBlock: 'Error! No closest block found',
+  parameter: 'Error! Invalid parameter',
+  // ours
+  restricted: 'Error! Restricted access',
+  blockType: 'Error! Invalid blocktype',
+  page: 'Error! Invalid page number',
+  offset: 'Error! Invalid offset',
+  sort: 'Error! Invalid sort order',
+  blockNumber: 'Error! Invalid block number',
+  blockNotFound: 'Error! Block not found',
+  timestamp: 'Error! Invalid timestamp',
+  closest: 'Error! Invalid closest value',
+  tag: 'Error! Invalid tag',
+  unavailable: 'Error! Service unavailable',
+  internal: 'Error! Internal server error',
+} as const;
+
+/** The empty-list messages that API sends with status "0" and `result: []`. */
+export const EMPTY = {
+  records: 'No records found',
+  transactions: 'No transactions found',
+} as const;
 
 export const ok = <T>(result: T): Envelope<T> => ({ status: '1', message: 'OK', result });
 
@@ -21,13 +60,22 @@ export class EtherscanError extends Error {
   override name = 'EtherscanError';
 }
 
-/** The texts clients of that API match on, for conditions the keyed scope raises itself. */
-const SCOPE_ERRORS: Record<number, string> = {
-  401: 'Invalid API Key',
-  403: 'Error! Restricted access',
-  404: 'Missing or unsupported chainid parameter',
-  429: 'Max rate limit reached',
-};
+/** What the keyed scope's own refusals (HttpError by status) say on these routes. */
+function scopeText(error: HttpError, request: FastifyRequest): string | undefined {
+  switch (error.statusCode) {
+    case 401:
+      return TEXT.invalidKey;
+    case 403:
+      return TEXT.restricted;
+    case 404:
+      return TEXT.chainId;
+    case 429:
+      // a key was sent and is no key: the per-address budget for guesses ran out
+      return request.apiKey === null && presentedKey(request.query, request.headers) !== null ? TEXT.invalidKeyAttempts : TEXT.rateLimited;
+    default:
+      return undefined;
+  }
+}
 
 /**
  * Refusals are HTTP 200 with a NOTOK envelope, as that API answers them (its clients read the
@@ -36,14 +84,16 @@ const SCOPE_ERRORS: Record<number, string> = {
  */
 export function etherscanErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof EtherscanError) return reply.code(200).send(notOk(error.message));
-  if (error instanceof HttpError && SCOPE_ERRORS[error.statusCode]) {
-    return reply.code(200).send(notOk(SCOPE_ERRORS[error.statusCode]!));
+  const text = error instanceof HttpError ? scopeText(error, request) : undefined;
+  if (text !== undefined) return reply.code(200).send(notOk(text));
+  // the schema validator's or Fastify's own client errors (a query value over the length limit)
+  if (error.validation || (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)) {
+    return reply.code(200).send(notOk(TEXT.parameter));
   }
-  if (error.validation) return reply.code(200).send(notOk('Error! Invalid parameter'));
   if (error instanceof DatabaseUnavailableError) {
     request.log.error({ err: error.cause ?? error }, 'database unavailable');
-    return reply.code(503).send(notOk('Error! Service unavailable'));
+    return reply.code(503).send(notOk(TEXT.unavailable));
   }
   request.log.error({ err: error }, 'unhandled error');
-  return reply.code(500).send(notOk('Error! Internal server error'));
+  return reply.code(500).send(notOk(TEXT.internal));
 }

@@ -1,74 +1,80 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Queryable } from '../../../db/client.js';
-import type { Action } from './action.js';
 import { MAX_PARAMETER_LENGTH } from '../../limits.js';
-import { EtherscanError, etherscanErrorHandler } from './envelope.js';
+import { ACTIONS, findAction } from './actions.js';
+import { EtherscanError, etherscanErrorHandler, TEXT } from './envelope.js';
 import type { EtherscanQuery } from './params.js';
-import { tokenHolderList } from './token-holder-list.js';
-import { tokenHolderCount } from './token-holder-count.js';
-import { minedBlocks } from './mined-blocks.js';
-
-// Maps, not object literals: a module named "constructor" must not find Object's.
-const ACTIONS = new Map<string, Map<string, Action>>([
-  ['token', new Map([['tokenholderlist', tokenHolderList], ['tokenholdercount', tokenHolderCount]])],
-  ['account', new Map([['getminedblocks', minedBlocks]])],
-]);
 
 const text = (description: string) => Type.Optional(Type.String({ maxLength: MAX_PARAMETER_LENGTH, description }));
 
+/** Each parameter any action reads, with every description it was given. */
+function actionParameters(): Record<string, string> {
+  const described = new Map<string, Set<string>>();
+  for (const a of ACTIONS) {
+    for (const [name, description] of Object.entries(a.parameters)) {
+      described.set(name, (described.get(name) ?? new Set()).add(`${description} (${a.action})`));
+    }
+  }
+  return Object.fromEntries([...described].map(([name, texts]) => [name, [...texts].join('; ')]));
+}
+
 // Documentation only: every parameter is optional text, checked by the action itself, so a bad
 // one is answered the Etherscan way (NOTOK) rather than with a 422. Unknown ones are ignored.
+// Its names are also the ones a log line may show (src/api/redact.ts).
 export const EtherscanQuerySchema = Type.Object(
   {
-    module: text('token or account'),
-    action: text('tokenholderlist, tokenholdercount (token); getminedblocks (account)'),
-    contractaddress: text('token address (token module)'),
-    address: text('miner address (getminedblocks)'),
-    blocktype: text('blocks (default) or uncles'),
-    page: text('page number from 1'),
-    offset: text('rows per page; page × offset ≤ 10000'),
-    apikey: text('API key'),
+    module: text('account, token, stats or block (any letter case)'),
+    action: text(ACTIONS.map((a) => a.action).join(', ')),
+    chainid: text('the chain (on /v2/api and /api; on /{chain_id}/api it must match the path when sent)'),
+    ...Object.fromEntries(Object.entries(actionParameters()).map(([name, description]) => [name, text(description)])),
+    apikey: text('API key (the name in any letter case, e.g. apiKey)'),
     key: text('secret key for restricted addresses'),
   },
   { additionalProperties: true },
 );
 
+/** The three ways that API's URLs name the chain: the path, or `chainid` in the query. */
+const ROUTES = ['/:chain_id/api', '/v2/api', '/api'] as const;
+
 /**
- * `GET /{chain_id}/api?module=…&action=…`, the Etherscan-compatible calls, behind the same keys,
- * limits and restricted list as /api/v2. Conventions of that API kept here:
- * - every refusal is HTTP 200 `{"status":"0","message":"NOTOK","result":"<text>"}`: a missing or
- *   unknown module "Error! Missing Or invalid Module name", action "Error! Missing Or invalid
- *   Action name", a bad address "Error! Invalid address format", a bad contract address "Error!
- *   Invalid contract address format", a missing or wrong key "Invalid API Key", over the limit
- *   "Max rate limit reached";
- * - a query that matches nothing is status "0" with its own message and `result: []`;
- * - offset paging with page × offset ≤ 10,000 ("Result window is too large, …" beyond), so the
- *   OFFSET never walks more than 10,000 index entries.
- * Ours: an unknown chain says "Missing or unsupported chainid parameter" (Etherscan v2's text);
- * a database outage is a 503 with a NOTOK body.
+ * The Etherscan-compatible calls, behind the same keys, limits, page cache and restricted list
+ * as /api/v2, on each URL form that API's clients use: `/{chain_id}/api?module=…` (this
+ * server's), `/v2/api?chainid=N&module=…` (that API's V2) and `/api?chainid=N&module=…` (V1
+ * clients given a chain id). Conventions (README "Etherscan-style calls", docs/ETHERSCAN.md):
+ * parameter names in any letter case (query-names.ts), every refusal HTTP 200
+ * `{"status":"0","message":"NOTOK","result":"<text>"}` with that API's texts, a query that
+ * matches nothing status "0" with `result: []`, numbers as decimal strings.
  */
 export async function etherscanRoutes(app: FastifyInstance, db: Queryable): Promise<void> {
   await app.register(async (scope) => {
     scope.setErrorHandler(etherscanErrorHandler);
-    scope.get<{ Params: { chain_id: string }; Querystring: EtherscanQuery }>(
-      '/:chain_id/api',
-      {
-        schema: {
-          summary: 'Etherscan-compatible calls: tokenholderlist, tokenholdercount, getminedblocks',
-          tags: ['etherscan'],
-          params: Type.Object({ chain_id: Type.String() }),
-          querystring: EtherscanQuerySchema,
+    for (const url of ROUTES) {
+      scope.get<{ Querystring: EtherscanQuery }>(
+        url,
+        {
+          config: { etherscan: true, pageCache: true },
+          schema: {
+            summary: `Etherscan-compatible calls: ${ACTIONS.map((a) => a.action).join(', ')}`,
+            tags: ['etherscan'],
+            ...(url === '/:chain_id/api' ? { params: Type.Object({ chain_id: Type.String() }) } : {}),
+            querystring: EtherscanQuerySchema,
+          },
         },
-      },
-      async (request) => {
-        const { module, action } = request.query;
-        const actions = module === undefined ? undefined : ACTIONS.get(module);
-        if (!actions) throw new EtherscanError('Error! Missing Or invalid Module name');
-        const run = action === undefined ? undefined : actions.get(action);
-        if (!run) throw new EtherscanError('Error! Missing Or invalid Action name');
-        return run({ db, chainId: request.chain.chainId, query: request.query });
-      },
-    );
+        async (request) => {
+          const query = request.query;
+          checkChainId(request);
+          const lookup = findAction(query.module, query.action);
+          if ('unknown' in lookup) throw new EtherscanError(lookup.unknown === 'module' ? TEXT.module : TEXT.action);
+          return lookup.found.run({ db, chainId: request.chain.chainId, query });
+        },
+      );
+    }
   });
+}
+
+/** On /{chain_id}/api a `chainid` sent too must name the same chain: a script must not read another chain's data unawares. */
+function checkChainId(request: FastifyRequest): void {
+  const sent = (request.query as EtherscanQuery).chainid;
+  if (sent !== undefined && sent !== String(request.chain.chainId)) throw new EtherscanError(TEXT.chainId);
 }

@@ -1,15 +1,30 @@
+import { findToken } from '../../../db/queries/holders.js';
 import { holdersWindow } from '../../../db/queries/holders-window.js';
-import { noRecords, ok } from './envelope.js';
-import { addressParam, windowParams } from './params.js';
-import type { Action } from './action.js';
+import { EMPTY, noRecords, ok, TEXT } from './envelope.js';
+import { addressParam, pageWindow, PAGING_PARAMETERS } from './params.js';
+import type { EtherscanAction } from './action.js';
 
 /**
  * module=token&action=tokenholderlist: holders richest first, in the v2 list's order (ERC-1155:
- * one row per holder and token id, like that list). An unknown token has no holders.
+ * one row per holder and token id, like that list). Any page may be read: each is one range
+ * scan of token_balances_page that skips the rows before it, and a page past the token's
+ * holder count is answered without one. An unknown token has no holders.
  */
-export const tokenHolderList: Action = async ({ db, chainId, query }) => {
-  const token = addressParam(query, 'contractaddress', 'Error! Invalid contract address format');
-  const rows = await holdersWindow(db, { chainId, token, ...windowParams(query) });
-  if (rows.length === 0) return noRecords('No token holders found');
-  return ok(rows.map((r) => ({ TokenHolderAddress: r.holder, TokenHolderQuantity: r.value.toString() })));
+export const tokenHolderList: EtherscanAction = {
+  module: 'token',
+  action: 'tokenholderlist',
+  summary: "a token's holders and balances, richest first",
+  parameters: { contractaddress: 'the token', ...PAGING_PARAMETERS },
+  async run({ db, chainId, query }) {
+    const token = addressParam(query, 'contractaddress', TEXT.contractAddress);
+    const window = pageWindow(query, { deep: true, sort: 'desc' });
+    if (window.offset > 0) {
+      const found = await findToken(db, chainId, token);
+      // (an ERC-1155 token has a row per holder and id: its holder count bounds nothing)
+      if (!found || (found.type !== 'ERC-1155' && BigInt(window.offset) >= found.holderCount)) return noRecords(EMPTY.records);
+    }
+    const rows = await holdersWindow(db, { chainId, token, ...window });
+    if (rows.length === 0) return noRecords(EMPTY.records);
+    return ok(rows.map((r) => ({ TokenHolderAddress: r.holder, TokenHolderQuantity: r.value.toString() })));
+  },
 };
