@@ -4,6 +4,7 @@ import { ensureChain } from '../../src/db/queries/chains.js';
 import { putBalances, upsertTokens } from '../../src/db/queries/write-tokens.js';
 import { upsertBlocks } from '../../src/db/queries/write-blocks.js';
 import { startTestApi, TEST_KEY, type TestApi } from '../support/api.js';
+import { ACTIONS } from '../../src/api/routes/etherscan/actions.js';
 import { addressOf, blockRow, hashOf } from '../support/seed.js';
 import {
   assertWire,
@@ -40,11 +41,16 @@ const blockRef = fc.oneof(
 );
 const paramName = fc.oneof(
   fc.constantFrom('apikey', 'key', 'items_count', 'value', 'address_hash', 'token_id', 'block_number', 'module', 'action', 'page', 'offset'),
+  // the Etherscan-style actions' names, in any letter case
+  fc.constantFrom('contractaddress', 'ContractAddress', 'address', 'chainid', 'sort', 'blocktype', 'tag', 'blockno', 'timestamp', 'closest', 'APIKEY', 'apiKey'),
   fc.string({ maxLength: 20 }),
 );
+// a real module/action pair, so the actions themselves meet the hostile values
+const call = fc.option(fc.constantFrom(...ACTIONS.map((a) => [a.module, a.action] as const)));
 const query = fc.array(fc.tuple(paramName, fc.oneof(hostile, fc.integer().map(String))), { maxLength: 6 });
 const request = fc.record({
-  route: fc.constantFrom('holders', 'blocks', 'block', 'etherscan'),
+  route: fc.constantFrom('holders', 'blocks', 'block', 'etherscan', 'etherscan-v2'),
+  call,
   chain: fc.oneof(fc.constant(String(CHAIN)), hostile),
   hash: hashLike,
   block: blockRef,
@@ -58,6 +64,11 @@ type GeneratedRequest = typeof request extends fc.Arbitrary<infer T> ? T : never
 function urlFor(r: GeneratedRequest): string {
   const params = new URLSearchParams();
   if (r.withKey) params.append('apikey', TEST_KEY);
+  if (r.call && r.route.startsWith('etherscan')) {
+    params.append('module', r.call[0]);
+    params.append('action', r.call[1]);
+  }
+  if (r.route === 'etherscan-v2') params.append('chainid', r.chain);
   for (const [k, v] of r.query) params.append(k, v);
   const chain = encodeURIComponent(r.chain);
   const hash = encodeURIComponent(r.hash);
@@ -68,7 +79,9 @@ function urlFor(r: GeneratedRequest): string {
         ? `/${chain}/api/v2/addresses/${hash}/blocks-validated`
         : r.route === 'block'
           ? `/${chain}/api/v2/blocks/${encodeURIComponent(r.block)}`
-          : `/${chain}/api`;
+          : r.route === 'etherscan'
+            ? `/${chain}/api`
+            : '/v2/api';
   return `${path}?${params}`;
 }
 
@@ -106,6 +119,7 @@ describe('hostile input: every answer is a documented 4xx or a valid 200, never 
         else if (r.route === 'block') assertWire(singleBlockSchema, body);
         else if (r.route === 'holders') assertWire(holdersPageSchema, body);
         else if (r.route === 'blocks') assertWire(blocksPageSchema, body);
+        else expect(body).toEqual({ status: expect.stringMatching(/^[01]$/), message: expect.any(String), result: expect.anything() });
       }),
       { numRuns: RUNS, seed: Number(process.env.FUZZ_SEED ?? 20261122), endOnFailure: true },
     );
