@@ -28,6 +28,8 @@ import { etherscanQueryNames } from './routes/etherscan/query-names.js';
 import { healthRoute } from './routes/health.js';
 import { tokenRoute } from './routes/token.js';
 import { webRoute } from './routes/web.js';
+import { addressRoutes } from './routes/address.js';
+import { chainInfoRoutes } from './routes/chain-info.js';
 import { loggedUrl, logSerializers } from './redact.js';
 
 export interface ServerOptions {
@@ -131,6 +133,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     tokenCountersRoute(api, db);
     await etherscanRoutes(api, db);
     tokenRoute(api, db);
+    addressRoutes(api, db);
+    chainInfoRoutes(api, db);
   });
   return app;
 }

@@ -21,15 +21,22 @@ import { DEVNET_CHAIN_ID, enrichmentDone, startIndexer } from '../support/indexe
 import { startTestApi, type TestApi } from '../support/api.js';
 import { fixtureDir, repoRoot } from '../support/replay-rpc.js';
 import { sendBlobTransaction, testBlobs } from '../support/blobs.js';
-import { compareShape, learnShape, parseExceptions, type Difference, type Shape } from '../support/wire-shape.js';
+import { compareShape, jsonType, learnShape, parseExceptions, type Difference, type Shape } from '../support/wire-shape.js';
+import { openApiProblems, openApiSchemas } from '../support/openapi-shape.js';
 
 const RECORDINGS = path.join(fixtureDir, 'blockscout-eth-api-v2');
+/** The address page's and the chain-wide recordings, and the reference's published description (issue 17). */
+const MORE_RECORDINGS = path.join(repoRoot, 'test/fixtures/reference-api-v2');
 
 /**
  * Which of our responses each recording is compared with (`ours`), and the logical root of its
  * paths: the single block is a block object too, so its keys share the `block` paths.
  */
 function kindOf(file: string): { root: string; ours: string; body: (parsed: any) => unknown[] } {
+  if (/^api_v2_addresses_0x[0-9a-fA-F]{40}_counters\.json$/.test(file)) return { root: 'address-counters', ours: 'address-counters', body: (b) => [b] };
+  // the address page's object is an address object with more keys
+  if (/^api_v2_addresses_0x[0-9a-fA-F]{40}\.json$/.test(file)) return { root: 'address', ours: 'address-page', body: (b) => [b] };
+  if (file === 'api_v2_stats.json') return { root: 'stats', ours: 'stats', body: (b) => [b] };
   if (file.includes('_blocks-validated')) return { root: 'blocks-page', ours: 'blocks-page', body: (b) => [b] };
   if (file.startsWith('api_v2_blocks_')) return { root: 'block', ours: 'single-block', body: (b) => [b] };
   // the blocks list: we do not serve it, but its items are block objects like ours
@@ -40,11 +47,10 @@ function kindOf(file: string): { root: string; ours: string; body: (parsed: any)
   throw new Error(`no rule for recording ${file}: add one`);
 }
 
-const recordings = readdirSync(RECORDINGS)
-  .filter((f) => f.endsWith('.json'))
-  .sort()
-  .map((file) => {
-    const recording = JSON.parse(readFileSync(path.join(RECORDINGS, file), 'utf8')) as { response: { body: string } };
+const recordings = [RECORDINGS, MORE_RECORDINGS]
+  .flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith('.json')).sort().map((file) => ({ dir, file })))
+  .map(({ dir, file }) => {
+    const recording = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as { response: { body: string } };
     const { root, ours, body } = kindOf(file);
     return { file, root, ours, values: body(JSON.parse(recording.response.body)) };
   });
@@ -115,6 +121,14 @@ describe.each(await availableEngines())('wire fidelity to the recorded responses
     // the ERC-20 and the ERC-1155 (a contract without name(): its name is null, as the reference's would be)
     ours.set('token', [await get(`/tokens/${scenario.erc20}`)]);
     ours.set('token-counters', [await get(`/tokens/${scenario.erc20}/counters`), await get(`/tokens/${scenario.erc1155}/counters`)]);
+    // the address page of a miner (a proxy, tagged), of a holder (tagged) and of a token
+    const pages = [scenario.proxy, await top(), scenario.erc20];
+    ours.set('address-page', await Promise.all(pages.map((a) => get(`/addresses/${a}`))));
+    ours.set('address-counters', await Promise.all(pages.map((a) => get(`/addresses/${a}/counters`))));
+    ours.set('tabs-counters', await Promise.all(pages.map((a) => get(`/addresses/${a}/tabs-counters`))));
+    ours.set('stats', [await get('/stats')]);
+    ours.set('indexing-status', [await get('/main-page/indexing-status')]);
+    ours.set('backend-version', [await get('/config/backend-version')]);
   }, 180_000);
   afterAll(async () => {
     await api?.close();
@@ -134,6 +148,33 @@ describe.each(await availableEngines())('wire fidelity to the recorded responses
     found.push(...differences);
     const unexplained = differences.filter((d) => !documented.some((e) => e.path === d.path && e.kind === d.kind));
     expect(unexplained, 'differences not in docs/COMPATIBILITY.md').toEqual([]);
+  });
+
+  it('the address page objects cover what the comparison needs: a miner, a holder, a token', () => {
+    const pages = ours.get('address-page') as any[];
+    expect(pages.some((p) => p.has_validated_blocks)).toBe(true);
+    expect(pages.some((p) => p.has_tokens)).toBe(true);
+    expect(pages.some((p) => p.token !== null)).toBe(true);
+    expect(pages.some((p) => p.token === null)).toBe(true);
+  });
+
+  // No recording of these: the reference's published description instead (the fixture's README)
+  it('indexing-status: the published IndexingStatus schema', () => {
+    const schema = openApiSchemas(path.join(MORE_RECORDINGS, 'blockscout-api-v2.yaml')).IndexingStatus!;
+    expect(Object.keys(schema.properties).length).toBeGreaterThan(3);
+    for (const body of ours.get('indexing-status') as Record<string, unknown>[]) expect(openApiProblems(schema, body)).toEqual([]);
+  });
+
+  // Neither a recording nor a published description was found (the fixture's README): these are
+  // the keys and types the reference's frontend (v2.0.3) reads, as observed in its source.
+  it('tabs-counters and backend-version: the keys and types the reference\'s frontend reads', () => {
+    const tabKeys = ['internal_transactions_count', 'logs_count', 'token_balances_count', 'token_transfers_count', 'transactions_count', 'validations_count', 'withdrawals_count'];
+    for (const body of ours.get('tabs-counters') as Record<string, unknown>[]) {
+      expect(Object.keys(body).sort()).toEqual(tabKeys);
+      for (const key of tabKeys) expect(['number', 'null']).toContain(jsonType(body[key]));
+    }
+    expect(ours.get('tabs-counters')!.some((b: any) => b.validations_count > 0)).toBe(true);
+    for (const body of ours.get('backend-version') as any[]) expect(typeof body.backend_version).toBe('string');
   });
 
   it('every documented difference is still a difference (no stale rows)', () => {

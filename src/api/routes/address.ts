@@ -1,0 +1,73 @@
+import type { FastifyInstance } from 'fastify';
+import type { Queryable } from '../../db/client.js';
+import type { Hex } from '../../db/rows.js';
+import { addressDetails, addressTabCounts, validationsCount } from '../../db/queries/address-details.js';
+import { ChainParams, errorResponses, KeyOnlyQuery } from '../schemas/common.js';
+import { AddressCounters, AddressDetailsObject, AddressTabsCounters } from '../schemas/address-page.js';
+import { addressDetailsView } from '../views/address-details.js';
+
+const hashOf = (params: ChainParams) => params.address_hash_param.toLowerCase() as Hex;
+
+/**
+ * The reference's address page calls: the address object, its tab counters and its counters.
+ * Any well-formed address is answered (200): we index part of a chain (tokens, blocks), so an
+ * address we hold nothing of is not one that does not exist.
+ */
+export function addressRoutes(app: FastifyInstance, db: Queryable): void {
+  const common = { tags: ['addresses'], params: ChainParams, querystring: KeyOnlyQuery };
+
+  app.get<{ Params: ChainParams; Querystring: KeyOnlyQuery }>(
+    '/:chain_id/api/v2/addresses/:address_hash_param',
+    {
+      config: { pageCache: true },
+      schema: {
+        ...common,
+        summary: 'An address: the address object, whether it mined blocks or holds tokens, and its token object if it is a token',
+        response: { 200: AddressDetailsObject, ...errorResponses },
+      },
+    },
+    async (request) => addressDetailsView(await addressDetails(db, request.chain.chainId, hashOf(request.params))),
+  );
+
+  app.get<{ Params: ChainParams; Querystring: KeyOnlyQuery }>(
+    '/:chain_id/api/v2/addresses/:address_hash_param/tabs-counters',
+    {
+      config: { pageCache: true },
+      schema: {
+        ...common,
+        summary: 'Counts behind the address page\'s tabs, each at most 51 (shown as "50+")',
+        response: { 200: AddressTabsCounters, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const counts = await addressTabCounts(db, request.chain.chainId, hashOf(request.params));
+      return {
+        internal_transactions_count: null,
+        logs_count: null,
+        token_balances_count: counts.tokenBalances,
+        token_transfers_count: null,
+        transactions_count: null,
+        validations_count: counts.validations,
+        withdrawals_count: null,
+      };
+    },
+  );
+
+  app.get<{ Params: ChainParams; Querystring: KeyOnlyQuery }>(
+    '/:chain_id/api/v2/addresses/:address_hash_param/counters',
+    {
+      config: { pageCache: true },
+      schema: {
+        ...common,
+        summary: 'An address\'s counters: blocks validated (all of them); null for what is not indexed',
+        response: { 200: AddressCounters, ...errorResponses },
+      },
+    },
+    async (request) => ({
+      transactions_count: null,
+      token_transfers_count: null,
+      gas_usage_count: null,
+      validations_count: (await validationsCount(db, request.chain.chainId, hashOf(request.params))).toString(),
+    }),
+  );
+}
