@@ -11,6 +11,7 @@ import { MessageBody, ValidationErrorBody } from './schemas/common.js';
 import { BlocksValidatedPage } from './schemas/blocks.js';
 import { HoldersPage } from './schemas/holders.js';
 import { errorsPlugin } from './plugins/errors.js';
+import { corsPlugin } from './plugins/cors.js';
 import { authPlugin } from './plugins/auth.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
 import { Registry } from './registry.js';
@@ -86,6 +87,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     app.addSchema(schema);
   }
   await app.register(securityHeaders);
+  await app.register(corsPlugin, { origins: options.api.corsOrigins });
   await app.register(errorsPlugin);
   await app.register(swagger, {
     openapi: {
@@ -119,10 +121,19 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
 
   // Everything keyed and limited lives in this scope; health and docs stay outside it.
   await app.register(async (api) => {
-    await api.register(rateLimitPlugin, { defaultLimit: options.api.defaultRateLimit, redis: options.redis ?? null });
+    await api.register(rateLimitPlugin, {
+      defaultLimit: options.api.defaultRateLimit,
+      redis: options.redis ?? null,
+      publicLimit: options.api.publicRateLimit,
+    });
     // (before auth: it reads the key from the lowercased query)
     etherscanQueryNames(api);
-    await api.register(authPlugin, { db, staticKeys: options.api.staticApiKeys });
+    await api.register(authPlugin, {
+      db,
+      staticKeys: options.api.staticApiKeys,
+      // keyless mode: only with a budget for it, only for the CORS origins
+      keylessOrigins: options.api.publicRateLimit === null ? null : new Set(options.api.corsOrigins),
+    });
     parameterLimits(api);
     chainScope(api, registry, options.api.restrictedKey);
     const cache = pageCache(api, { ttlMs: options.api.pageCacheMs ?? 1_000, maxBytes: options.api.pageCacheMb * 2 ** 20 });

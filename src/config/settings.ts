@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from 'commander';
 import { Type } from '@sinclair/typebox';
 import {
-  addressList, blockNumber, choice, integer, optional, setting, text, textList, type Kind, type Setting, type Values,
+  addressList, blockNumber, choice, integer, listFromText, optional, setting, text, textList, type Kind, type Setting, type Values,
 } from './setting.js';
 import { API_KEY_FORMAT_TEXT, API_KEY_MAX_LENGTH, API_KEY_MIN_LENGTH, API_KEY_PATTERN, MAX_PARAMETER_LENGTH } from '../api/limits.js';
 import { blobScheduleKind } from './blob-schedule.js';
@@ -37,6 +37,19 @@ const apiKeyList: Kind<string[]> = {
   ),
 };
 
+/**
+ * Browser origins as a browser sends them in `Origin`: scheme, host and an optional port, no
+ * path, no trailing slash (compared exactly, so `https://a.example/` would never match).
+ */
+const originList: Kind<string[]> = {
+  schema: Type.Array(
+    Type.String({ pattern: '^https?://[^\\s/?#]+$', maxLength: 2_048, errorMessage: 'an origin: http(s)://host[:port], no path' }),
+    { maxItems: 1_000 },
+  ),
+  fromText: listFromText,
+  toValue: (v: string[]) => v.map((o) => o.toLowerCase()),
+};
+
 // ---------------------------------------------------------------------------------------------
 
 /** The data and the process: what every command needs. */
@@ -69,6 +82,14 @@ export const apiSettings = {
     key: 'restrictedKey', env: 'EXPLORER_RESTRICTED_KEY', default: null, defaultText: 'none', secret: true,
     ...optional(text({ maxLength: MAX_PARAMETER_LENGTH })),
     help: `the \`key\` query value that opens restricted addresses (at most ${MAX_PARAMETER_LENGTH} characters)`,
+  }),
+  corsOrigins: setting({
+    key: 'corsOrigins', env: 'EXPLORER_CORS_ORIGINS', default: [], defaultText: 'none', ...originList,
+    help: 'browser origins allowed to read the API\'s answers (CORS), comma-separated, e.g. `https://explorer.example`; others get no CORS headers',
+  }),
+  publicRateLimit: setting({
+    key: 'publicRateLimit', env: 'EXPLORER_PUBLIC_RATE_LIMIT', default: null, defaultText: 'off', ...optional(integer(1, 1_000_000)),
+    help: 'keyless mode: a request without an API key from a `corsOrigins` origin is served within this many requests per second per client address (off: every request needs a key); restricted addresses still need the `key` secret',
   }),
   restrictedAddresses: setting({
     key: 'restrictedAddresses', env: 'EXPLORER_RESTRICTED_ADDRESSES', default: [], defaultText: 'none', ...addressList,

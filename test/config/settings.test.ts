@@ -78,6 +78,11 @@ const SAMPLES: Record<string, Sample> = {
   apiKeys: { env: 'key-one-1, key-two-2', file: ['key-three-3'], expect: { env: ['key-one-1', 'key-two-2'], file: ['key-three-3'], none: [] }, read: (c) => c.api.staticApiKeys },
   restrictedKey: { env: 's1', file: 's2', expect: { env: 's1', file: 's2', none: null }, read: (c) => c.api.restrictedKey },
   restrictedAddresses: { env: A1, file: [A3], expect: { env: [A1], file: [A3], none: [] }, read: (c) => c.api.restrictedAddresses },
+  corsOrigins: {
+    env: 'https://a.example, http://127.0.0.1:3055', file: ['https://B.example'],
+    expect: { env: ['https://a.example', 'http://127.0.0.1:3055'], file: ['https://b.example'], none: [] }, read: (c) => c.api.corsOrigins,
+  },
+  publicRateLimit: { env: '5', file: 6, expect: { env: 5, file: 6, none: null }, read: (c) => c.api.publicRateLimit },
   redisUrl: { env: 'redis://env:6379', file: 'redis://file:6379', expect: { env: 'redis://env:6379', file: 'redis://file:6379', none: null }, read: (c) => c.api.redisUrl },
   // 0 is a value, not an absence
   pageCacheMs: { env: '0', file: 5, expect: { env: 0, file: 5, none: 1_000 }, read: (c) => c.api.pageCacheMs },

@@ -4,13 +4,23 @@ import { KeyResolver, presentedKey, type ResolvedKey } from '../auth/key-resolve
 import { isWellFormedKey } from '../auth/key-format.js';
 import { HttpError } from '../http-error.js';
 import { KEYED_HEADERS } from './security-headers.js';
+import { originAllowed } from './cors.js';
 import { hashApiKey } from '../../db/queries/api-keys.js';
 import type { Queryable } from '../../db/client.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     apiKey: ResolvedKey | null;
+    /** served without a key: keyless mode, a browser of an allowed origin (see authPlugin) */
+    keyless: boolean;
   }
+}
+
+export interface AuthOptions {
+  db: Queryable;
+  staticKeys: string[];
+  /** keyless mode: a request presenting no key whose Origin is one of these spends limitPublic instead */
+  keylessOrigins?: ReadonlySet<string> | null;
 }
 
 /**
@@ -24,6 +34,12 @@ declare module 'fastify' {
  * A request without a valid key spends its address's budget (once). It is rejected only at
  * preValidation, after the limiter wrote its headers, so 401 answers carry them too. Needs
  * rateLimitPlugin registered first.
+ *
+ * Keyless mode (opt-in): a request that presents no key at all and whose `Origin` is one of the
+ * operator's CORS origins is served on its client address's own budget (limitPublic). A
+ * presented key, valid or not, takes the paths above as before; `Origin` can be forged by any
+ * non-browser client, which the per-address budget is there for; restricted addresses are
+ * still decided by the `key` secret (chain-scope.ts), not by who asks.
  */
 /** A question this request joined was refused by its asker's address limit: this one pays its own. */
 const unlessLimited = (error: unknown): null => {
@@ -31,13 +47,19 @@ const unlessLimited = (error: unknown): null => {
   throw error;
 };
 
-export const authPlugin = fp(async (app: FastifyInstance, opts: { db: Queryable; staticKeys: string[] }) => {
+export const authPlugin = fp(async (app: FastifyInstance, opts: AuthOptions) => {
   const resolver = new KeyResolver(opts.db, opts.staticKeys);
+  const keylessOrigins = opts.keylessOrigins ?? null;
   app.decorateRequest('apiKey', null);
+  app.decorateRequest('keyless', false);
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     // (here rather than in a hook of its own: every hook costs on the cached-page path)
     reply.headers(KEYED_HEADERS);
     const presented = presentedKey(request.query, request.headers);
+    if (presented === null && keylessOrigins !== null && originAllowed(keylessOrigins, request.headers.origin)) {
+      request.keyless = true;
+      return app.limitPublic(request, reply);
+    }
     const digest = presented !== null && isWellFormedKey(presented) ? hashApiKey(presented) : null;
     let paid = false;
     const payAddress = () => {
@@ -52,6 +74,6 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: { db: Queryable;
     if (!paid) await app.limitByAddress(request, reply);
   });
   app.addHook('preValidation', async (request: FastifyRequest) => {
-    if (!request.apiKey) throw new HttpError(401, 'Invalid or missing API key');
+    if (!request.apiKey && !request.keyless) throw new HttpError(401, 'Invalid or missing API key');
   });
 });

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
-import rateLimit from '@fastify/rate-limit';
+import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { Redis } from 'ioredis';
 import { HttpError } from '../http-error.js';
 import { LocalRateStore } from './local-rate-store.js';
@@ -10,6 +10,8 @@ export interface RateLimitOptions {
   defaultLimit: number;
   /** shared counters across API processes; in-process counters when absent */
   redis: Redis | null;
+  /** keyless mode's requests per second per client address; null: off */
+  publicLimit?: number | null;
   windowMs?: number;
 }
 
@@ -22,6 +24,8 @@ declare module 'fastify' {
     limitByKey: Limit;
     /** the budget of the client address, for requests without a valid key */
     limitByAddress: Limit;
+    /** keyless mode's budget of the client address (publicLimit), apart from limitByAddress */
+    limitPublic: Limit;
   }
 }
 
@@ -68,4 +72,16 @@ export const rateLimitPlugin = fp(async (app: FastifyInstance, opts: RateLimitOp
   // (The plugin's own key: the address, an IPv6 one cut to its /56, so a client cannot rotate
   // through its own range to get more.)
   app.decorate('limitByAddress', limit(app.createRateLimit({ timeWindow: windowMs, max: opts.defaultLimit })));
+  // Its own key prefix: on Redis every limiter made here shares one key space, so the address
+  // alone would count keyless requests against the unknown-key budget too. (Same /56 cut.)
+  app.decorate(
+    'limitPublic',
+    limit(
+      app.createRateLimit({
+        timeWindow: windowMs,
+        max: opts.publicLimit ?? 1,
+        keyGenerator: (request: FastifyRequest) => `public:${normalizeIP(request.ip, 56)}`,
+      }),
+    ),
+  );
 });
