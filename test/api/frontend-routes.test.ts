@@ -12,7 +12,7 @@ import type { Address } from 'viem';
 import { deployScenario, type DemoScenario } from '../../src/devnet/scenario.js';
 import { availableEngines, freshDatabase } from '../support/databases.js';
 import { startTestNode, type TestNode } from '../support/anvil.js';
-import { DEVNET_CHAIN_ID, enrichmentDone, startIndexer } from '../support/indexer-harness.js';
+import { DEVNET_CHAIN_ID, indexAndEnrich } from '../support/indexer-harness.js';
 import { startTestApi, TEST_KEY, type TestApi } from '../support/api.js';
 import { nodeBalances, truthClient } from '../support/ground-truth.js';
 import { repoRoot } from '../support/replay-rpc.js';
@@ -56,13 +56,7 @@ describe.each(await availableEngines())('the frontend\'s address and chain calls
   beforeAll(async () => {
     const fresh = await freshDatabase(engine);
     drop = fresh.drop;
-    const indexer = await startIndexer(fresh.db, node.url, { enrich: true });
-    try {
-      await indexer.caughtUp();
-      await enrichmentDone(fresh.db);
-    } finally {
-      await indexer.stop();
-    }
+    await indexAndEnrich(fresh.db, node.url);
     restricted = scenario.holders[1]!.toLowerCase() as Address;
     api = await startTestApi(engine, { db: fresh.db, api: { restrictedAddresses: [restricted], restrictedKey: SECRET } });
   }, 180_000);

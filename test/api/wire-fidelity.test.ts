@@ -17,7 +17,7 @@ import { upsertAddressTags } from '../../src/db/queries/write-addresses.js';
 import { deployScenario, type DemoScenario } from '../../src/devnet/scenario.js';
 import { availableEngines, freshDatabase } from '../support/databases.js';
 import { startTestNode, type TestNode } from '../support/anvil.js';
-import { DEVNET_CHAIN_ID, enrichmentDone, startIndexer } from '../support/indexer-harness.js';
+import { DEVNET_CHAIN_ID, indexAndEnrich } from '../support/indexer-harness.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { fixtureDir, repoRoot } from '../support/replay-rpc.js';
 import { sendBlobTransaction, testBlobs } from '../support/blobs.js';
@@ -87,13 +87,7 @@ describe.each(await availableEngines())('wire fidelity to the recorded responses
   beforeAll(async () => {
     const fresh = await freshDatabase(engine);
     drop = fresh.drop;
-    const indexer = await startIndexer(fresh.db, node.url, { enrich: true });
-    try {
-      await indexer.caughtUp();
-      await enrichmentDone(fresh.db);
-    } finally {
-      await indexer.stop();
-    }
+    await indexAndEnrich(fresh.db, node.url);
     const tags = recordedTags('api_v2_blocks.2025-08-11.json');
     const top = async () => (await api.get(`/${DEVNET_CHAIN_ID}/api/v2/tokens/${scenario.erc1155}/holders`, { items_count: 1 })).body.items[0].address.hash as string;
     api = await startTestApi(engine, { db: fresh.db });

@@ -189,6 +189,17 @@ export async function indexToHead(db: Database, urls: string | readonly string[]
   return run;
 }
 
+/** Indexes to the node's head with the enrichment loop, waits until it has looked at everything, then stops. */
+export async function indexAndEnrich(db: Database, urls: string | readonly string[], options: StartIndexerOptions = {}): Promise<void> {
+  const run = await startIndexer(db, urls, { ...options, enrich: true });
+  try {
+    await run.caughtUp();
+    await enrichmentDone(db, run.chain.chainId);
+  } finally {
+    await run.stop();
+  }
+}
+
 /** Empties every table the migrations made: a fresh database without paying for a new one. */
 export async function emptyDatabase(db: Database): Promise<void> {
   const tables = await db.query<{ name: string }>(
