@@ -171,6 +171,26 @@ export const chainSettings = {
     key: 'wrappedNativeTokens', default: [], defaultText: 'none', ...addressList,
     help: 'WETH-like tokens whose `Deposit`/`Withdrawal` events mint and burn (others are recognised when they answer `totalSupply()` and `decimals()`)',
   }),
+  rpcConcurrency: setting({
+    key: 'rpcConcurrency', env: 'EXPLORER_RPC_CONCURRENCY', default: 8, ...integer(1, 1_000),
+    help: 'HTTP requests (batches) in flight at once to each of the chain\'s RPC URLs; the indexer fetches far enough ahead to keep them all busy, which hides a remote node\'s latency',
+  }),
+  rpcBatchSize: setting({
+    key: 'rpcBatchSize', env: 'EXPLORER_RPC_BATCH_SIZE', default: 40, ...integer(1, 10_000),
+    help: 'JSON-RPC calls per HTTP request (a block costs 2 or 3: the block, its receipts, its traces where the node has them); some providers cap batches',
+  }),
+  rpcRequestsPerSecond: setting({
+    key: 'rpcRequestsPerSecond', env: 'EXPLORER_RPC_REQUESTS_PER_SECOND', default: 0, ...integer(0, 1_000_000),
+    help: 'JSON-RPC calls per second to each RPC URL, each call of a batch counting as one as providers count them (0: no cap). A 429 or a JSON-RPC "limit exceeded" holds requests back for its Retry-After and halves the rate; it climbs back by a tenth of the cap per second without one',
+  }),
+  maxBlocksPerRange: setting({
+    key: 'maxBlocksPerRange', default: 500, ...integer(1, 100_000),
+    help: 'most blocks fetched and written as one range (one database transaction); ranges are sized to hold about `transfersPerRange` transfers',
+  }),
+  transfersPerRange: setting({
+    key: 'transfersPerRange', default: 20_000, ...integer(1, 10_000_000),
+    help: 'token transfers a range aims at: larger ranges write faster and hold more memory while they are fetched ahead and written',
+  }),
   blobSchedule: setting({
     key: 'blobSchedule', default: null, defaultText: 'built in for Ethereum mainnet, Sepolia, Holesky, Hoodi; EIP-4844\'s for other chains',
     ...blobScheduleKind,

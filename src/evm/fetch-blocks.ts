@@ -11,6 +11,7 @@ import type { Hex } from '../db/rows.js';
 import { sleep } from '../rpc/backoff.js';
 import { receiptsMismatch } from './block-row.js';
 import { detectOnce } from '../rpc/capabilities.js';
+import { mapWithConcurrency } from '../rpc/concurrency.js';
 import { isMethodNotSupported } from '../rpc/classify-failure.js';
 import { BlockNotAvailableError, RequestAbortedError } from '../rpc/errors.js';
 import type { BlockRef, RpcClient } from '../rpc/client.js';
@@ -112,15 +113,5 @@ export async function fetchBlocksWithReceipts(
   options: FetchBlocksOptions = {},
 ): Promise<BlockWithReceipts[]> {
   if (to < from) return [];
-  const count = Number(to - from + 1n);
-  const results = new Array<BlockWithReceipts>(count);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < count) {
-      const index = next++;
-      results[index] = await fetchBlockWithReceipts(rpc, from + BigInt(index), options);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 10, count) }, worker));
-  return results;
+  return mapWithConcurrency(Number(to - from + 1n), options.concurrency ?? 10, (index) => fetchBlockWithReceipts(rpc, from + BigInt(index), options));
 }

@@ -5,6 +5,7 @@ import { fetchBlocksWithReceipts } from '../evm/fetch-blocks.js';
 import { detectTraceMethod, fetchBlockTraceSummary } from '../evm/traces.js';
 import { fetchUncles } from '../evm/uncles.js';
 import { sleep } from '../rpc/backoff.js';
+import { mapWithConcurrency } from '../rpc/concurrency.js';
 import { BlockNotAvailableError } from '../rpc/errors.js';
 import type { Database } from '../db/client.js';
 import { isConnectionFailure, isDatabaseRefusal } from '../db/unavailable.js';
@@ -30,11 +31,14 @@ export interface ChainIndexerOptions {
   metrics?: IndexerMetrics;
   /** called after each batch, for progress displays */
   onBatch?: (info: { batch: IndexBatch; head: bigint; ms: number }) => void;
-  /** blocks per batch: adapted between these bounds to aim at `targetTransfers` per batch */
+  /**
+   * blocks per batch: adapted between these bounds to aim at `targetTransfers` per batch (by
+   * default 10, the chain's `maxBlocksPerRange` and `transfersPerRange`)
+   */
   minBatchBlocks?: number;
   maxBatchBlocks?: number;
   targetTransfers?: number;
-  /** ranges fetched ahead of the writer */
+  /** ranges fetched ahead of the writer; by default enough to keep the chain's RPC budget busy */
   prefetch?: number;
   traces?: boolean;
 }
@@ -78,8 +82,34 @@ export class ChainIndexer {
     this.logger = options.logger;
     this.wrapped = new WrappedNativeTokens(options.rpc, options.chain.wrappedNativeTokens ?? []);
     this.rebasing = new RebasingBalances(options.chain.rebasingTokens, options.chain.rebasingSweepBatches);
-    this.batchBlocks = options.minBatchBlocks ?? 10;
+    this.batchBlocks = this.minBatchBlocks;
     this.traces = options.traces === false ? Promise.resolve(false) : null;
+  }
+
+  private get minBatchBlocks(): number {
+    return Math.min(this.options.minBatchBlocks ?? 10, this.maxBatchBlocks);
+  }
+
+  private get maxBatchBlocks(): number {
+    return this.options.maxBatchBlocks ?? this.chain.maxBlocksPerRange;
+  }
+
+  /**
+   * Blocks fetched at once: enough for every request slot of the RPC budget to carry a full
+   * batch (a block and its receipts are two calls; traces, where fetched, go in a pool of their
+   * own beside them). Fewer leave slots idle while each exchange waits out the node's latency.
+   */
+  private get blocksInFlight(): number {
+    return this.chain.rpcConcurrency * Math.max(1, Math.floor(this.chain.rpcBatchSize / 2));
+  }
+
+  /**
+   * Ranges fetched ahead of the writer: twice the blocks in flight, so the next range's requests
+   * are queued while one range's last answers come in, and at most 8 ranges, which bounds the
+   * memory the fetched batches hold while they wait for the writer.
+   */
+  private get prefetch(): number {
+    return this.options.prefetch ?? Math.min(8, Math.max(2, Math.ceil((2 * this.blocksInFlight) / this.batchBlocks)));
   }
 
   private get label() {
@@ -186,7 +216,7 @@ export class ChainIndexer {
   private async take(from: bigint, head: bigint, signal: AbortSignal): Promise<IndexBatch> {
     if (this.ahead[0]?.from !== from) this.ahead = [];
     let end = this.ahead.length > 0 ? this.ahead[this.ahead.length - 1]!.to : from - 1n;
-    while (this.ahead.length < (this.options.prefetch ?? 2) && end < head) {
+    while (this.ahead.length < this.prefetch && end < head) {
       const start = end + 1n;
       const to = start + BigInt(this.batchBlocks) - 1n < head ? start + BigInt(this.batchBlocks) - 1n : head;
       const fetched = this.fetchRange(start, to, head, signal);
@@ -199,16 +229,22 @@ export class ChainIndexer {
   }
 
   private async fetchRange(from: bigint, to: bigint, head: bigint, signal: AbortSignal): Promise<IndexBatch> {
-    const blocks = await fetchBlocksWithReceipts(this.rpc, from, to, {
-      signal,
-      pollIntervalMs: this.chain.pollIntervalMs,
-      maxWaitMs: Math.max(this.chain.pollIntervalMs * 5, 2_000),
-    });
-    const traces = await this.useTraces(from);
+    const concurrency = this.blocksInFlight;
+    const useTraces = await this.useTraces(from);
+    // traces are asked beside the blocks, not after them: one more round trip per range otherwise
+    const [blocks, traces] = await Promise.all([
+      fetchBlocksWithReceipts(this.rpc, from, to, {
+        signal,
+        pollIntervalMs: this.chain.pollIntervalMs,
+        maxWaitMs: Math.max(this.chain.pollIntervalMs * 5, 2_000),
+        concurrency,
+      }),
+      useTraces ? mapWithConcurrency(Number(to - from) + 1, concurrency, (i) => fetchBlockTraceSummary(this.rpc, from + BigInt(i))) : null,
+    ]);
     const complete = await Promise.all(
-      blocks.map(async (b) => ({
+      blocks.map(async (b, i) => ({
         ...b,
-        traces: traces ? await fetchBlockTraceSummary(this.rpc, BigInt(b.block.number)) : null,
+        traces: traces?.[i] ?? null,
         uncles: await fetchUncles(this.rpc, b.block, { signal }),
       })),
     );
@@ -283,11 +319,11 @@ export class ChainIndexer {
   }
 
   private async afterBatch(batch: IndexBatch, head: bigint, ms: number): Promise<void> {
-    const target = this.options.targetTransfers ?? 20_000;
+    const target = this.options.targetTransfers ?? this.chain.transfersPerRange;
     const blocks = batch.blocks.length;
     // aim the next ranges at a steady number of transfers per transaction
     const ideal = batch.transfers === 0 ? blocks * 2 : Math.round((blocks * target) / batch.transfers);
-    this.batchBlocks = Math.max(this.options.minBatchBlocks ?? 10, Math.min(this.options.maxBatchBlocks ?? 500, ideal));
+    this.batchBlocks = Math.max(this.minBatchBlocks, Math.min(this.maxBatchBlocks, ideal));
     if (batch.to % 100n === 0n || head - batch.to < BigInt(this.chain.reorgWindow)) {
       // awaited: a rollback must never read the recorded range while a prune shrinks it
       await pruneRecordedChanges(this.db, this.chain.chainId, head - BigInt(this.chain.reorgWindow) * 2n).catch((error: unknown) =>

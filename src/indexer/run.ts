@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
-import { createRpcClient, type RpcClient } from '../rpc/client.js';
+import type { RpcClient } from '../rpc/client.js';
+import { chainRpcClient } from './chain-rpc.js';
 import type { Database } from '../db/client.js';
 import type { ChainConfig } from '../config/config.js';
 import { ChainIndexer } from './chain-indexer.js';
@@ -26,7 +27,7 @@ export function startIndexers(
   setMaxListeners(0, controller.signal);
   const clients: RpcClient[] = [];
   const loops = chains.map(async (chain) => {
-    const rpc = createRpcClient({ chainId: chain.chainId, urls: chain.rpcUrls, logger });
+    const rpc = chainRpcClient(chain, logger);
     clients.push(rpc);
     const indexer = new ChainIndexer({
       db,

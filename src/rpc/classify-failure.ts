@@ -282,6 +282,20 @@ export function toRpcError(error: unknown, method: string | undefined): RpcError
   }
 }
 
+/**
+ * Whether a failure is the provider refusing for rate (HTTP 429, or a JSON-RPC 429 / -32005 /
+ * -32007 / "rate limit" wording that is not a log-range refusal), with its Retry-After; null
+ * otherwise. The request budget (./request-budget.ts) slows down on these.
+ */
+export function rateLimitOf(error: unknown): { retryAfterMs: number | null } | null {
+  const facts = collectFacts(error);
+  const message = facts.rpcMessage ?? '';
+  const rpcLimit =
+    facts.rpcCode !== null && ([429, -32005, -32007].includes(facts.rpcCode) || RATE_LIMIT_MESSAGE.test(message)) && !LOG_RANGE_MESSAGE.test(message);
+  if (facts.status !== 429 && !rpcLimit) return null;
+  return { retryAfterMs: parseRetryAfter(facts.headers?.get('retry-after')) };
+}
+
 export function isMethodNotSupported(error: unknown): boolean {
   return classifyFailure(error).kind === 'method-unsupported';
 }

@@ -125,7 +125,9 @@ describe('createRpcClient', () => {
     const started = Date.now();
     await rpc.getBlockNumber();
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);
-    expect(logger.entries[0]?.fields).toMatchObject({ delayMs: 1000, reason: 'eth_blockNumber: HTTP 429' });
+    expect(logger.entries.find((e) => e.message === 'RPC request failed; retrying')?.fields).toMatchObject({ delayMs: 1000, reason: 'eth_blockNumber: HTTP 429' });
+    // and the URL's request budget was told: every request to it waits, at a lower rate
+    expect(logger.entries.find((e) => e.message?.startsWith('RPC URL rate-limits us'))?.fields).toMatchObject({ retryAfterMs: 1000 });
   });
 
   it('retries JSON-RPC rate-limit errors but not other JSON-RPC errors', async () => {

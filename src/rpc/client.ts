@@ -20,6 +20,7 @@ import { classifyFailure, toRpcError } from './classify-failure.js';
 import { RequestAbortedError, RetriesExhaustedError, RpcTransportError } from './errors.js';
 import { parseQuantity, toQuantity, toSafeNumber } from './quantity.js';
 import { jsonRpcHttp } from './json-rpc-http.js';
+import { RequestBudget } from './request-budget.js';
 import { jsonRpcWebSocket } from './json-rpc-ws.js';
 import type { BlockTag, RpcBlock, RpcLog, RpcLogFilter, RpcReceipt } from './types.js';
 
@@ -62,6 +63,10 @@ export interface RpcClientOptions {
   timeoutMs?: number;
   /** JSON-RPC calls per batch */
   batchSize?: number;
+  /** HTTP requests (batches) in flight at once, per URL; default unbounded */
+  concurrency?: number;
+  /** JSON-RPC calls per second, per URL, every call of a batch counted; 0 or absent = no cap (429s still slow it down) */
+  requestsPerSecond?: number;
   /** how long calls wait to be batched together */
   batchWaitMs?: number;
   /**
@@ -166,10 +171,22 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
   const context: RetryContext = { chainId: options.chainId, logger, policy, endpoints, logged, urlWaits: new WeakMap(), roundWaits: new WeakMap() };
 
   const closers: Array<() => void> = [];
+  const batchSize = options.batchSize ?? 100;
   const transports = endpoints.map((endpoint) => {
+    const budget = new RequestBudget({
+      concurrency: options.concurrency ?? Number.POSITIVE_INFINITY,
+      callsPerSecond: options.requestsPerSecond ?? 0,
+      maxBatchCalls: batchSize,
+      holdMs: policy.baseDelayMs,
+      onRateChange: ({ callsPerSecond, reason, retryAfterMs }) =>
+        reason === 'rate-limited'
+          ? logger.warn({ chainId: options.chainId, url: endpoint.label, callsPerSecond, retryAfterMs }, 'RPC URL rate-limits us; sending fewer calls per second')
+          : logger.info({ chainId: options.chainId, url: endpoint.label, callsPerSecond }, 'RPC URL back at its configured rate'),
+    });
     const carrier = {
       chainId: options.chainId,
-      batchSize: options.batchSize ?? 100,
+      batchSize,
+      budget,
       batchWaitMs: options.batchWaitMs ?? 0,
       maxResponseBytes,
       timeoutMs: options.timeoutMs ?? 30_000,

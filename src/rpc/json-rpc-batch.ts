@@ -11,6 +11,8 @@
  */
 import { createTransport, HttpRequestError, RpcRequestError, TimeoutError, WebSocketRequestError, type EIP1193RequestFn, type Transport } from 'viem';
 import { WrongResponseIdError } from './errors.js';
+import { rateLimitOf } from './classify-failure.js';
+import type { RequestBudget } from './request-budget.js';
 
 // a type, not an interface: viem's error classes take the body as an index signature
 export type RpcCall = {
@@ -38,6 +40,8 @@ export interface JsonRpcBatchOptions {
   timeoutMs: number;
   /** a batch came back out of order and is being asked again */
   onOutOfOrder: (calls: number) => void;
+  /** requests in flight and calls per second to this URL; none = unbounded */
+  budget?: RequestBudget;
   /** sends one batch body and resolves with the parsed answer; a refusal is thrown viem's way */
   send(body: string, calls: RpcCall[], signal: AbortSignal | undefined): Promise<unknown>;
   /** wraps a failure of `send` that is not already one of viem's request errors */
@@ -85,6 +89,9 @@ export function batchingJsonRpc(options: JsonRpcBatchOptions): Transport {
 
   /** The answers (result or error object) to `calls`, in their order. */
   const exchange = async (calls: RpcCall[], signal: AbortSignal | undefined): Promise<unknown[]> => {
+    const { budget } = options;
+    // waiting for the budget is not part of the exchange's time limit
+    const release = budget ? await budget.acquire(calls.length, signal) : () => undefined;
     const exchangeSignal = new TimeLimit(options.timeoutMs, signal);
     try {
       let data = await options.send(JSON.stringify(calls), calls, exchangeSignal.signal);
@@ -97,6 +104,7 @@ export function batchingJsonRpc(options: JsonRpcBatchOptions): Transport {
         options.onOutOfOrder(calls.length);
         const canary: RpcCall = { jsonrpc: '2.0', id: `canary-${++canaries}`, method: 'eth_chainId', params: [] };
         const withCanary = [...calls, canary];
+        await budget?.spend(withCanary.length, signal);
         data = await options.send(JSON.stringify(withCanary), withCanary, exchangeSignal.signal);
         if (Array.isArray(data) && data.length > 1) {
           checkResponseIds(withCanary, data);
@@ -108,14 +116,19 @@ export function batchingJsonRpc(options: JsonRpcBatchOptions): Transport {
           data = data.filter((item) => item !== heard);
         }
       }
-      return answersInOrder(calls, data);
+      const answers = answersInOrder(calls, data);
+      if (budget) answered(budget, answers, calls.length);
+      return answers;
     } catch (error) {
+      const limit = budget ? rateLimitOf(error) : null;
+      if (limit) budget!.rateLimited(limit.retryAfterMs, calls.length);
       if (signal?.aborted) throw abortReason(signal);
       if (exchangeSignal.timedOut) throw new TimeoutError({ body: calls, url: options.url });
       if (isAbortError(error) || isViemRequestError(error)) throw error;
       throw options.failure(calls, error as Error);
     } finally {
       exchangeSignal.release();
+      release();
     }
   };
 
@@ -146,6 +159,16 @@ export function batchingJsonRpc(options: JsonRpcBatchOptions): Transport {
       },
       { url: options.url },
     );
+}
+
+/** Tells the budget an answer came, or that some of its calls were refused for rate (HTTP 200, JSON-RPC 429 or -32005 per call). */
+function answered(budget: RequestBudget, answers: unknown[], calls: number): void {
+  for (const answer of answers) {
+    if (!isRpcErrorBody(answer)) continue;
+    const limit = rateLimitOf(answer.error);
+    if (limit) return budget.rateLimited(limit.retryAfterMs, calls);
+  }
+  budget.answered();
 }
 
 /** The caller's signal and the exchange's time limit, as one signal for the carrier. */

@@ -6,6 +6,7 @@
  */
 import { HttpRequestError, RpcRequestError, type Transport } from 'viem';
 import { BodyTooLargeError, MalformedResponseError } from './errors.js';
+import type { RequestBudget } from './request-budget.js';
 import { batchingJsonRpc, isRpcErrorBody, type RpcCall } from './json-rpc-batch.js';
 
 export interface JsonRpcHttpOptions {
@@ -19,6 +20,8 @@ export interface JsonRpcHttpOptions {
   timeoutMs: number;
   /** a batch came back out of order and is being asked again */
   onOutOfOrder: (calls: number) => void;
+  /** requests in flight and calls per second to this URL (./request-budget.ts); none = unbounded */
+  budget?: RequestBudget;
 }
 
 export function jsonRpcHttp(url: string, options: JsonRpcHttpOptions): Transport {

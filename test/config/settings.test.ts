@@ -66,6 +66,11 @@ const SAMPLES: Record<string, Sample> = {
   elasticity: { file: 6, expect: { file: 6, none: 2 }, read: (c) => chain(c).elasticity },
   rebasingTokens: { file: [A1.toUpperCase().replace('0X', '0x')], expect: { file: [A1], none: [] }, read: (c) => chain(c).rebasingTokens },
   rebasingSweepBatches: { file: 7, expect: { file: 7, none: 100 }, read: (c) => chain(c).rebasingSweepBatches },
+  rpcConcurrency: { env: '3', file: 4, expect: { env: 3, file: 4, none: 8 }, read: (c) => chain(c).rpcConcurrency },
+  rpcBatchSize: { env: '10', file: 20, expect: { env: 10, file: 20, none: 40 }, read: (c) => chain(c).rpcBatchSize },
+  rpcRequestsPerSecond: { env: '25', file: 50, expect: { env: 25, file: 50, none: 0 }, read: (c) => chain(c).rpcRequestsPerSecond },
+  maxBlocksPerRange: { file: 50, expect: { file: 50, none: 500 }, read: (c) => chain(c).maxBlocksPerRange },
+  transfersPerRange: { file: 5_000, expect: { file: 5_000, none: 20_000 }, read: (c) => chain(c).transfersPerRange },
   wrappedNativeTokens: { file: [A2], expect: { file: [A2], none: [] }, read: (c) => chain(c).wrappedNativeTokens },
   blobSchedule: {
     file: [{ timestamp: 0, baseFeeUpdateFraction: 5_007_716 }],

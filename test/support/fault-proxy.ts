@@ -52,6 +52,20 @@ export interface FaultProxyOptions {
   maxLogRange?: number;
   /** Default 0: a free port. */
   port?: number;
+  /** Added to every HTTP request before it is answered: a provider this far away (round trip). Default 0. */
+  latencyMs?: number;
+  /** A provider's rate limit: see ProviderLimit. Default none. */
+  limit?: ProviderLimit;
+}
+
+/**
+ * A hosted provider's rate limit: a request whose JSON-RPC calls (each call of a batch counts,
+ * as providers count them) would take the calls admitted in the last second over
+ * `callsPerSecond` is refused with 429 and, if given, `Retry-After: retryAfterSeconds`.
+ */
+export interface ProviderLimit {
+  callsPerSecond: number;
+  retryAfterSeconds?: number;
 }
 
 export type FaultStats = Record<FaultKind, number> & {
@@ -59,7 +73,21 @@ export type FaultStats = Record<FaultKind, number> & {
   requests: number;
   /** HTTP requests (possibly with some batch entries removed) sent on to the node. */
   forwarded: number;
+  /** most HTTP requests open at once (received, not yet answered) */
+  maxInFlight: number;
+  /** most JSON-RPC calls admitted within any one second (sliding) */
+  maxCallsPerSecond: number;
+  /** requests refused with 429 by the provider limit */
+  limited: number;
+  /**
+   * requests that arrived while a Retry-After this proxy gave was still running, more than
+   * `RETRY_AFTER_GRACE_MS` after it was given (earlier ones may have been on their way already)
+   */
+  ignoredRetryAfter: number;
 };
+
+/** A request sent before its client read a 429 can arrive after it: this long is not held against the client. */
+export const RETRY_AFTER_GRACE_MS = 250;
 
 export interface FaultProxy {
   url: string;
@@ -72,6 +100,8 @@ export interface FaultProxy {
   resetStats(): void;
   setRate(rate: number): void;
   setMaxLogRange(blocks: number | undefined): void;
+  setLatency(ms: number): void;
+  setLimit(limit: ProviderLimit | undefined): void;
   /** Pure pass-through: no random faults, no range limit, queued injections kept for later. */
   pause(): void;
   /** Back to the rate and range limit in force before pause(). */
@@ -131,8 +161,35 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
   let paused: { rate: number; maxLogRange: number | undefined } | undefined;
   const queued: FaultKind[] = [];
   const emptyStats = (): FaultStats =>
-    ({ requests: 0, forwarded: 0, ...Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])) }) as FaultStats;
+    ({
+      requests: 0, forwarded: 0, maxInFlight: 0, maxCallsPerSecond: 0, limited: 0, ignoredRetryAfter: 0,
+      ...Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])),
+    }) as FaultStats;
   let stats = emptyStats();
+  let latencyMs = opts.latencyMs ?? 0;
+  let limit = opts.limit;
+  let inFlight = 0;
+  /** calls admitted, by arrival, over the last second */
+  const admitted: Array<{ at: number; calls: number }> = [];
+  let retryAfter: { givenAt: number; until: number } | undefined;
+
+  /** The provider limit's verdict on a request of `calls` calls: admitted (and counted), or refused. */
+  const admit = (calls: number): boolean => {
+    const now = Date.now();
+    while (admitted.length > 0 && admitted[0]!.at <= now - 1_000) admitted.shift();
+    const inWindow = admitted.reduce((sum, a) => sum + a.calls, 0);
+    if (limit && inWindow + calls > limit.callsPerSecond) {
+      stats.limited++;
+      // the first refusal's Retry-After binds: requests refused inside it do not extend it
+      if (limit.retryAfterSeconds !== undefined && (retryAfter === undefined || now >= retryAfter.until)) {
+        retryAfter = { givenAt: now, until: now + limit.retryAfterSeconds * 1_000 };
+      }
+      return false;
+    }
+    admitted.push({ at: now, calls });
+    stats.maxCallsPerSecond = Math.max(stats.maxCallsPerSecond, inWindow + calls);
+    return true;
+  };
 
   const eligible = (kind: FaultKind, calls: RpcCall[] | undefined, random: boolean): boolean => {
     // Faults that rewrite JSON-RPC entries need a parsed JSON-RPC request.
@@ -252,6 +309,11 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     stats.requests++;
+    const arrived = Date.now();
+    if (retryAfter && arrived > retryAfter.givenAt + RETRY_AFTER_GRACE_MS && arrived < retryAfter.until) stats.ignoredRetryAfter++;
+    inFlight++;
+    stats.maxInFlight = Math.max(stats.maxInFlight, inFlight);
+    res.on('close', () => inFlight--);
     const body = await readBody(req);
     let parsed: RpcCall | RpcCall[] | undefined;
     try {
@@ -261,6 +323,13 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
     }
     const isBatch = Array.isArray(parsed);
     const calls = parsed === undefined ? undefined : Array.isArray(parsed) ? parsed : [parsed];
+    if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
+    if (!admit(calls?.length ?? 1)) {
+      const headers: Record<string, string> = { 'content-type': 'text/plain' };
+      if (limit?.retryAfterSeconds !== undefined) headers['retry-after'] = String(limit.retryAfterSeconds);
+      res.writeHead(429, headers).end('Too Many Requests: rate limit exceeded');
+      return;
+    }
     const fault = chooseFault(calls);
 
     if (fault === 'timeout') {
@@ -318,6 +387,13 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
     setMaxLogRange: (blocks) => {
       if (paused) paused.maxLogRange = blocks;
       else maxLogRange = blocks;
+    },
+    setLatency: (ms) => {
+      latencyMs = ms;
+    },
+    setLimit: (l) => {
+      limit = l;
+      retryAfter = undefined;
     },
     pause: () => {
       if (paused) return;

@@ -7,7 +7,8 @@
 import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { chainConfig, type ChainConfig } from '../../src/config/config.js';
-import { createRpcClient, type RetryPolicy, type RpcClient } from '../../src/rpc/client.js';
+import type { RetryPolicy, RpcClient } from '../../src/rpc/client.js';
+import { chainRpcClient } from '../../src/indexer/chain-rpc.js';
 import type { Database, Queryable } from '../../src/db/client.js';
 import type { Hex } from '../../src/db/rows.js';
 import { ensureChain } from '../../src/db/queries/chains.js';
@@ -112,10 +113,7 @@ export async function startIndexer(db: Database, urls: string | readonly string[
   const chain = testChainConfig(urls, options.chain);
   const logger = options.logger ?? new CapturingLogger();
   await ensureChain(db, chain.chainId, chain.elasticity, chain.blobSchedule ?? null);
-  const rpc = createRpcClient({
-    chainId: chain.chainId,
-    urls: chain.rpcUrls,
-    logger,
+  const rpc = chainRpcClient(chain, logger, {
     timeoutMs: options.timeoutMs ?? 10_000,
     retry: { baseDelayMs: 20, maxDelayMs: 500, urlCooldownMs: 1_000, ...options.retry },
   });

@@ -5,7 +5,7 @@ import { settingOptions } from '../setting-options.js';
 import { startApi } from './serve.js';
 import { startIndexers } from '../../indexer/run.js';
 import { verifyChainId } from '../../indexer/chain-indexer.js';
-import { createRpcClient } from '../../rpc/client.js';
+import { chainRpcClient } from '../../indexer/chain-rpc.js';
 import { ensureChain } from '../../db/queries/chains.js';
 import { startDemo } from '../demo.js';
 import { demoKey, printBanner } from '../banner.js';
@@ -31,7 +31,7 @@ const indexerRole: Role = async (rt) => {
     return async () => undefined;
   }
   for (const chain of rt.config.chains) {
-    const rpc = createRpcClient({ chainId: chain.chainId, urls: chain.rpcUrls, logger: rt.logger });
+    const rpc = chainRpcClient(chain, rt.logger);
     try {
       await verifyChainId(rpc, chain.chainId);
     } finally {

@@ -1,0 +1,15 @@
+import type { ChainConfig } from '../config/config.js';
+import { createRpcClient, type RpcClient, type RpcClientOptions, type RpcLogger } from '../rpc/client.js';
+
+/** The chain's RPC client with its configured budget: requests in flight, calls per batch and per second. */
+export function chainRpcClient(chain: ChainConfig, logger: RpcLogger, overrides: Partial<RpcClientOptions> = {}): RpcClient {
+  return createRpcClient({
+    chainId: chain.chainId,
+    urls: chain.rpcUrls,
+    logger,
+    concurrency: chain.rpcConcurrency,
+    batchSize: chain.rpcBatchSize,
+    requestsPerSecond: chain.rpcRequestsPerSecond,
+    ...overrides,
+  });
+}

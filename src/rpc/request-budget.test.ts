@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { RequestBudget } from './request-budget.js';
+
+const budget = (o: Partial<ConstructorParameters<typeof RequestBudget>[0]> = {}) =>
+  new RequestBudget({ concurrency: 2, callsPerSecond: 0, maxBatchCalls: 10, holdMs: 100, ...o });
+
+describe('RequestBudget', () => {
+  it('lets at most `concurrency` requests through at once, the next in line as one gives its slot back', async () => {
+    const b = budget({ concurrency: 2 });
+    const first = await b.acquire(1);
+    const second = await b.acquire(1);
+    let third = false;
+    const pending = b.acquire(1).then((release) => {
+      third = true;
+      return release;
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(third).toBe(false);
+    first();
+    first(); // a second call must not free a second slot
+    (await pending)();
+    expect(third).toBe(true);
+    let fourth = false;
+    const next = b.acquire(1).then(() => (fourth = true));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(fourth).toBe(true);
+    second();
+    await next;
+  });
+
+  it('an aborted wait for a slot leaves the queue', async () => {
+    const b = budget({ concurrency: 1 });
+    const held = await b.acquire(1);
+    const controller = new AbortController();
+    const waiting = b.acquire(1, controller.signal);
+    controller.abort(new Error('stop'));
+    await expect(waiting).rejects.toThrow('stop');
+    held();
+    // the slot went back to the pool, not to the aborted waiter
+    await b.acquire(1);
+  });
+
+  it('spends calls at the configured rate', async () => {
+    const b = budget({ concurrency: 100, callsPerSecond: 200, maxBatchCalls: 10 });
+    const started = Date.now();
+    // 100 calls at 200/s from an empty bucket: at least half a second
+    for (let i = 0; i < 10; i++) (await b.acquire(10))();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(450);
+  });
+
+  it('a 429 holds requests back for its Retry-After and halves the rate, once per storm; answers raise it at most once a second', async () => {
+    const changes: Array<number | null> = [];
+    const b = budget({ concurrency: 10, callsPerSecond: 1_000, onRateChange: (c) => changes.push(c.callsPerSecond) });
+    for (let i = 0; i < 5; i++) (await b.acquire(10))();
+    b.rateLimited(300, 10);
+    // at most what was sent in the last second, halved
+    expect(b.callsPerSecond).toBeLessThanOrEqual(500);
+    const lowered = b.callsPerSecond!;
+    b.rateLimited(300, 10); // the same storm: no second cut
+    expect(b.callsPerSecond).toBe(lowered);
+    const t = Date.now();
+    (await b.acquire(1))();
+    expect(Date.now() - t).toBeGreaterThanOrEqual(290);
+    // raises come at most once a second, a tenth of the cap each
+    b.answered();
+    expect(b.callsPerSecond).toBe(lowered);
+    expect(changes).toEqual([lowered]);
+  });
+
+  it('without a cap, a 429 sets one from what was being sent', () => {
+    const b = budget({ callsPerSecond: 0 });
+    expect(b.callsPerSecond).toBeNull();
+    b.rateLimited(null, 40);
+    expect(b.callsPerSecond).toBe(20);
+  });
+});

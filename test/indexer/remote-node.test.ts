@@ -1,0 +1,132 @@
+/**
+ * Indexing from a remote provider: a real anvil node behind the fault proxy, which adds a
+ * provider's round trip (latency) and, in the second case, its rate limit (429 with
+ * Retry-After). What is checked is what the proxy sees — requests open at once, calls admitted
+ * per second, requests that ignored a Retry-After — and that the index ends equal to the node
+ * (balances, holder counts, supplies, blocks). Nothing here is timed against a threshold: the
+ * caps are counts the proxy measures, so a slow machine makes the test slower, not red.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestNode, type TestNode } from '../support/anvil.js';
+import { buildCrashChain, compareWithNode, describeReport, mismatchCount, type CrashChain } from '../support/crash-harness.js';
+import { availableEngines, freshDatabase } from '../support/databases.js';
+import { startFaultProxy } from '../support/fault-proxy.js';
+import { CapturingLogger, DEVNET_CHAIN_ID, startIndexer } from '../support/indexer-harness.js';
+import { createRpcClient } from '../../src/rpc/client.js';
+
+const engines = await availableEngines();
+const SEED = 'remote-node';
+
+describe('indexing from a remote, rate-limited node', () => {
+  let node: TestNode;
+  let chain: CrashChain;
+
+  beforeAll(async () => {
+    node = await startTestNode();
+    chain = await buildCrashChain(node, {
+      bulk: { transfers: 1_500, tokens: 3, holders: 200, transfersPerTx: 10, txsPerBlock: 2, seed: SEED },
+      miners: 3,
+      emptyBlocks: 150,
+      seed: SEED,
+    });
+  }, 300_000);
+  afterAll(async () => {
+    await node?.stop();
+  });
+
+  it.each(engines)(
+    'on %s: requests in flight and calls per second stay within the configured caps, and the caps are used',
+    async (engine) => {
+      const CONCURRENCY = 3;
+      const BATCH = 8;
+      const PER_SECOND = 400;
+      const proxy = await startFaultProxy({ target: node.url, latencyMs: 20 });
+      const { db, drop } = await freshDatabase(engine);
+      try {
+        const run = await startIndexer(db, proxy.url, {
+          chain: { rpcConcurrency: CONCURRENCY, rpcBatchSize: BATCH, rpcRequestsPerSecond: PER_SECOND },
+        });
+        try {
+          await run.caughtUp({ node: node.url, timeoutMs: 300_000 });
+        } finally {
+          await run.stop();
+        }
+        const stats = proxy.stats();
+        console.log(`remote node on ${engine}: ${stats.requests} requests, at most ${stats.maxInFlight} open, at most ${stats.maxCallsPerSecond} calls in a second`);
+        expect(stats.maxInFlight).toBeLessThanOrEqual(CONCURRENCY);
+        // the fetch runs far enough ahead to fill every slot while answers are 20 ms away
+        expect(stats.maxInFlight).toBe(CONCURRENCY);
+        // the token bucket lets a quarter second's calls (or one batch) through at once
+        expect(stats.maxCallsPerSecond).toBeLessThanOrEqual(PER_SECOND * 1.25 + BATCH + 1);
+        expect(stats.limited).toBe(0);
+        const report = await compareWithNode(db, { url: node.url, chainId: DEVNET_CHAIN_ID, holdings: chain.holdings });
+        expect(report.indexedBlock).toBe(chain.head);
+        expect(mismatchCount(report), describeReport(report)).toBe(0);
+      } finally {
+        await proxy.close();
+        await drop();
+      }
+    },
+    600_000,
+  );
+
+  it.each(engines)(
+    'on %s: a provider whose limit is below what is sent is waited out as it asks (Retry-After) and taught a rate, and the index ends equal to the node',
+    async (engine) => {
+      const LIMIT = 120;
+      // no cap of our own: the provider's 429s must teach the budget one
+      const proxy = await startFaultProxy({ target: node.url, latencyMs: 10, limit: { callsPerSecond: LIMIT, retryAfterSeconds: 2 } });
+      const { db, drop } = await freshDatabase(engine);
+      try {
+        const run = await startIndexer(db, proxy.url, {
+          chain: { rpcConcurrency: 8, rpcBatchSize: 20, rpcRequestsPerSecond: 0 },
+          retry: { maxRetryAfterMs: 5_000 },
+        });
+        try {
+          await run.caughtUp({ node: node.url, timeoutMs: 300_000 });
+        } finally {
+          await run.stop();
+        }
+        const stats = proxy.stats();
+        const lowered = run.logger.find('RPC URL rate-limits us', 'warn');
+        console.log(
+          `429 storm on ${engine}: ${stats.requests} requests, ${stats.limited} refused with 429, ${stats.ignoredRetryAfter} inside a Retry-After, ` +
+            `rate lowered ${lowered.length} times to ${lowered.map((e) => e.obj['callsPerSecond']).join(', ')} calls/s`,
+        );
+        expect(stats.limited).toBeGreaterThan(0);
+        expect(lowered.length).toBeGreaterThan(0);
+        // every request of the URL waits out a Retry-After, not only the refused one
+        expect(stats.ignoredRetryAfter).toBe(0);
+        expect(run.logger.errors()).toEqual([]);
+        const report = await compareWithNode(db, { url: node.url, chainId: DEVNET_CHAIN_ID, holdings: chain.holdings });
+        expect(report.indexedBlock).toBe(chain.head);
+        expect(mismatchCount(report), describeReport(report)).toBe(0);
+      } finally {
+        await proxy.close();
+        await drop();
+      }
+    },
+    600_000,
+  );
+
+  it('a Retry-After holds back every request to the URL, not only the refused one; the answers are the node\'s', async () => {
+    const proxy = await startFaultProxy({ target: node.url, limit: { callsPerSecond: 60, retryAfterSeconds: 1 } });
+    try {
+      const logger = new CapturingLogger();
+      const rpc = createRpcClient({ chainId: DEVNET_CHAIN_ID, urls: [proxy.url], logger, concurrency: 4, batchSize: 5, retry: { baseDelayMs: 20, maxDelayMs: 200 } });
+      // far more than the limit lets through in a second, all queued at once
+      const numbers = Array.from({ length: 300 }, (_, i) => BigInt(i % Number(chain.head + 1n)));
+      const ours = await Promise.all(numbers.map((n) => rpc.getBlock(n, false)));
+      const stats = proxy.stats();
+      console.log(`Retry-After: ${stats.requests} requests, ${stats.limited} refused, ${stats.ignoredRetryAfter} inside a Retry-After`);
+      expect(stats.limited).toBeGreaterThan(0);
+      expect(stats.ignoredRetryAfter).toBe(0);
+      expect(stats.maxInFlight).toBeLessThanOrEqual(4);
+      const truth = await Promise.all([...new Set(numbers)].map((n) => node.public.getBlock({ blockNumber: n })));
+      const hashes = new Map(truth.map((b) => [b.number, b.hash]));
+      expect(ours.map((b) => b?.hash)).toEqual(numbers.map((n) => hashes.get(n)));
+    } finally {
+      await proxy.close();
+    }
+  }, 120_000);
+});
