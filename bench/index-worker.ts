@@ -6,7 +6,8 @@
  */
 import { setMaxListeners } from 'node:events';
 import { chainConfig } from '../src/config/config.js';
-import { createRpcClient } from '../src/rpc/client.js';
+import { chainRpcClient } from '../src/indexer/chain-rpc.js';
+import type { ChainSettings } from '../src/config/settings.js';
 import { openDatabase, type Database, type Queryable } from '../src/db/client.js';
 import { ensureChain } from '../src/db/queries/chains.js';
 import { ChainIndexer } from '../src/indexer/chain-indexer.js';
@@ -23,6 +24,8 @@ export interface WorkerConfig {
   head: string;
   /** CPU-profile the indexing (written under bench/results/profiles, summarised in the result) */
   profile: boolean;
+  /** per-chain settings other than the defaults (the RPC budget of a remote run) */
+  chain?: Partial<ChainSettings>;
 }
 
 export interface WorkerResult {
@@ -84,8 +87,8 @@ const db: Database = {
   exec: (sql) => raw.exec(sql),
   close: () => raw.close(),
 };
-const rpc = createRpcClient({ chainId: config.chainId, urls: [config.rpcUrl], logger });
-const chain = chainConfig(config.chainId, [config.rpcUrl]);
+const chain = chainConfig(config.chainId, [config.rpcUrl], config.chain);
+const rpc = chainRpcClient(chain, logger);
 
 const controller = new AbortController();
 setMaxListeners(0, controller.signal);

@@ -6,6 +6,9 @@
  *       the project's chain layer (src/rpc and src/evm) without any database;
  *   (b) the real ChainIndexer indexing block 0 → head into PostgreSQL, and
  *   (c) into PGlite (a file data directory, the default engine),
+ *   (d) a remote node: the same node behind a proxy adding 50 ms to every request, indexed into
+ *       PostgreSQL with an RPC budget (requests in flight, calls per batch, calls per second)
+ *       and fetched by the bare loop under the same budget (`index.remote_fetch_ratio`),
  * each indexing run in a child process that samples its own RSS every 100 ms.
  *
  *   npm run bench:index                       full size
@@ -25,6 +28,9 @@ import { openDatabase } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { connectDevnet, deriveAddress, generateBulk, startAnvil, type BulkResult } from '../src/devnet/index.js';
 import { freshDatabase, POSTGRES_ADMIN_URL } from '../test/support/databases.js';
+import { startFaultProxy } from '../test/support/fault-proxy.js';
+import { RequestBudget } from '../src/rpc/request-budget.js';
+import type { ChainSettings } from '../src/config/settings.js';
 import { readFlags } from './lib/args.js';
 import { childPid, procCpuMs } from './lib/cpu.js';
 import { logger, machineInfo, mergeResults, quietGates, resultsPath } from './lib/results.js';
@@ -40,6 +46,11 @@ const log = logger('bench:index');
 const command = `npm run bench:index${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
 const here = dirname(fileURLToPath(import.meta.url));
 const CHAIN_ID = 31337;
+/**
+ * A paid provider 50 ms away: 8 requests in flight, 40 calls a request, 400 calls a second
+ * (each call of a batch counted, as providers count them).
+ */
+const REMOTE = { latencyMs: 50, rpcConcurrency: 8, rpcBatchSize: 40, rpcRequestsPerSecond: 400 } as const;
 /** an indexing run that takes longer than this has stalled */
 const RUN_TIMEOUT_MS = 30 * 60_000;
 
@@ -81,6 +92,10 @@ async function main() {
       );
     }
 
+    await quiet.before('remote node');
+    const remote = await remoteRun(anvil.url, head, chain);
+    log(`remote (${REMOTE.latencyMs} ms, ${REMOTE.rpcConcurrency} in flight, ${REMOTE.rpcBatchSize} calls a request, ${REMOTE.rpcRequestsPerSecond} calls/s): ${JSON.stringify(remote)}`);
+
     const engine = (runs: WorkerResult[]) => ({
       events_per_s: median(runs.map((r) => perS(r.transfers, r.ms))),
       blocks_per_s: median(runs.map((r) => perS(r.blocks, r.ms))),
@@ -105,6 +120,10 @@ async function main() {
       events_per_s: pg.events_per_s,
       fetch_ratio: round(median(postgres.map((r, i) => perS(r.transfers, r.ms) / bare[i]!)), 3),
       peak_rss_mb: pg.peak_rss_mb,
+      pglite_fetch_ratio: round(median(pglite.map((r, i) => perS(r.transfers, r.ms) / bare[i]!)), 3),
+      pglite_peak_rss_mb: Math.max(...pglite.map((r) => r.peakRssMb)),
+      remote_fetch_ratio: remote.ratio,
+      remote,
       blocks_per_s: pg.blocks_per_s,
       postgres: pg,
       pglite: engine(pglite),
@@ -183,7 +202,12 @@ const eventsPerS = (r: { events: number; ms: number }) => perS(r.events, r.ms);
  * transactions, all its receipts with their logs), in JSON-RPC batches of `blocksPerRequest`
  * blocks, `concurrency` batches in flight, parsed and nothing else.
  */
-async function bareFetch(url: string, head: bigint, { config }: Pick<FetchRun, 'config'>): Promise<FetchRun> {
+async function bareFetch(
+  url: string,
+  head: bigint,
+  { config }: Pick<FetchRun, 'config'>,
+  remote: { budget: RequestBudget; traces: boolean } | null = null,
+): Promise<FetchRun> {
   const last = Number(head);
   let next = 0;
   let events = 0;
@@ -198,12 +222,19 @@ async function bareFetch(url: string, head: bigint, { config }: Pick<FetchRun, '
         const hex = `0x${n.toString(16)}`;
         calls.push({ jsonrpc: '2.0', id: 2 * n, method: 'eth_getBlockByNumber', params: [hex, true] });
         calls.push({ jsonrpc: '2.0', id: 2 * n + 1, method: 'eth_getBlockReceipts', params: [hex] });
+        if (remote?.traces) calls.push({ jsonrpc: '2.0', id: -1 - n, method: 'trace_block', params: [hex] });
       }
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(calls) });
-      const answers = (await res.json()) as Array<{ id: number; result: unknown; error?: unknown }>;
+      const release = remote ? await remote.budget.acquire(calls.length) : () => undefined;
+      let answers: Array<{ id: number; result: unknown; error?: unknown }>;
+      try {
+        const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(calls) });
+        answers = (await res.json()) as typeof answers;
+      } finally {
+        release();
+      }
       for (const a of answers) {
         if (a.error || a.result === null) throw new Error(`bare fetch: ${JSON.stringify(a.error ?? 'null result')}`);
-        if (a.id % 2 === 1) for (const r of a.result as Array<{ logs: unknown[] }>) events += r.logs.length;
+        if (a.id >= 0 && a.id % 2 === 1) for (const r of a.result as Array<{ logs: unknown[] }>) events += r.logs.length;
       }
     }
   };
@@ -220,6 +251,42 @@ async function tuneBareFetch(url: string, head: bigint): Promise<FetchRun[]> {
   grid.sort((a, b) => eventsPerS(b) - eventsPerS(a));
   log(`bare fetch grid: ${grid.map((g) => `${g.config.blocksPerRequest}×${g.config.concurrency}: ${eventsPerS(g)}`).join(', ')} events/s`);
   return grid;
+}
+
+/**
+ * Through a proxy that adds REMOTE.latencyMs to every request: the bare loop (blocks, receipts
+ * and, where the node has them, traces: what the indexer asks for each block) under the same
+ * budget the indexer gets, then the indexer into PostgreSQL with that budget.
+ */
+async function remoteRun(url: string, head: bigint, chain: { transfers: number; positive_balances: number }) {
+  const proxy = await startFaultProxy({ target: url, latencyMs: REMOTE.latencyMs });
+  try {
+    const traces = await nodeHasTraces(url);
+    const budget = new RequestBudget({ concurrency: REMOTE.rpcConcurrency, callsPerSecond: REMOTE.rpcRequestsPerSecond, maxBatchCalls: REMOTE.rpcBatchSize, holdMs: 250 });
+    const callsPerBlock = traces ? 3 : 2;
+    const blocksPerRequest = Math.max(1, Math.floor(REMOTE.rpcBatchSize / callsPerBlock));
+    const bare = await bareFetch(proxy.url, head, { config: { blocksPerRequest, concurrency: REMOTE.rpcConcurrency } }, { budget, traces });
+    const settings: Partial<ChainSettings> = { rpcConcurrency: REMOTE.rpcConcurrency, rpcBatchSize: REMOTE.rpcBatchSize, rpcRequestsPerSecond: REMOTE.rpcRequestsPerSecond };
+    proxy.resetStats();
+    const ours = await indexRun('postgres', proxy.url, head, chain, false, settings);
+    const stats = proxy.stats();
+    return {
+      ratio: round(perS(ours.transfers, ours.ms) / eventsPerS(bare), 3),
+      events_per_s: perS(ours.transfers, ours.ms),
+      bare_events_per_s: eventsPerS(bare),
+      peak_rss_mb: ours.peakRssMb,
+      db_share: round(ours.dbMs / ours.ms, 3),
+      budget: { ...REMOTE, calls_per_block: callsPerBlock, traces },
+      proxy_saw: { requests: stats.requests, max_in_flight: stats.maxInFlight, max_calls_per_second: stats.maxCallsPerSecond },
+    };
+  } finally {
+    await proxy.close();
+  }
+}
+
+async function nodeHasTraces(url: string): Promise<boolean> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'trace_block', params: ['0x1'] }) });
+  return !((await res.json()) as { error?: unknown }).error;
 }
 
 /** The indexer's own fetch path (src/rpc + src/evm: viem batching, retries, receipts checks), no database. */
@@ -269,8 +336,9 @@ async function indexRun(
   head: bigint,
   chain: { transfers: number; positive_balances: number },
   profile: boolean,
+  settings?: Partial<ChainSettings>,
 ): Promise<WorkerResult> {
-  const config: WorkerConfig = { engine, rpcUrl, chainId: CHAIN_ID, head: head.toString(), profile };
+  const config: WorkerConfig = { engine, rpcUrl, chainId: CHAIN_ID, head: head.toString(), profile, ...(settings ? { chain: settings } : {}) };
   let cleanup: () => Promise<void>;
   if (engine === 'postgres') {
     const fresh = await freshDatabase('postgres');
