@@ -227,8 +227,7 @@ async function bareFetch(
       const release = remote ? await remote.budget.acquire(calls.length) : () => undefined;
       let answers: Array<{ id: number; result: unknown; error?: unknown }>;
       try {
-        const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(calls) });
-        answers = (await res.json()) as typeof answers;
+        answers = (await (await postOnce(url, JSON.stringify(calls))).json()) as typeof answers;
       } finally {
         release();
       }
@@ -240,6 +239,19 @@ async function bareFetch(
   };
   await Promise.all(Array.from({ length: config.concurrency }, worker));
   return { config, events, ms: performance.now() - started };
+}
+
+/**
+ * One POST, sent again if the connection was closed under it: a keep-alive connection idle
+ * while the loop waited for its budget can be closed by the server just as it is reused.
+ */
+async function postOnce(url: string, body: string, tries = 3): Promise<Response> {
+  try {
+    return await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  } catch (error) {
+    if (tries <= 1) throw error;
+    return postOnce(url, body, tries - 1);
+  }
 }
 
 /** A few batch shapes, best first: the ceiling is the best the node gives, not one guess's. */

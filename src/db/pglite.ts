@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { Database, Queryable } from './client.js';
@@ -19,6 +19,12 @@ export async function openPglite(dataDir: string | undefined, template?: Blob): 
   }
   let pg: PGlite;
   try {
+    if (dir && !existsSync(join(dir, 'PG_VERSION'))) {
+      // A new data directory is made by initdb, a WASM instance of its own with the file-system
+      // bundle: ~830 MB RSS against ~330 MB for opening an existing one (BENCHMARKS.md). Closed,
+      // all of it is freed; kept, the indexer would carry it for the life of the process.
+      await (await PGlite.create({ dataDir: dir, relaxedDurability: true })).close();
+    }
     pg = await PGlite.create(dir ? { dataDir: dir, relaxedDurability: true } : template ? { loadDataDir: template } : {});
   } catch (error) {
     unlock();

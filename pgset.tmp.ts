@@ -1,0 +1,13 @@
+import { PGlite } from '@electric-sql/pglite';
+const dir = process.argv[2];
+const mb = () => Math.round(process.memoryUsage.rss()/2**20);
+const opts: any = { dataDir: dir, relaxedDurability: true };
+const pg: any = await PGlite.create(opts);
+const mods = Object.keys(pg).filter(k=>/mod/i.test(k));
+const heap = pg.mod?.HEAP8?.length ?? pg.Module?.HEAP8?.length;
+console.log('rss', mb(), 'ext', Math.round(process.memoryUsage().external/2**20), 'ab', Math.round(process.memoryUsage().arrayBuffers/2**20), 'wasm heap', heap && heap/2**20, mods);
+(globalThis as any).gc?.();
+await new Promise(r=>setTimeout(r,500));
+(globalThis as any).gc?.();
+console.log('after gc rss', mb(), 'ext', Math.round(process.memoryUsage().external/2**20), 'ab', Math.round(process.memoryUsage().arrayBuffers/2**20));
+await pg.close();
