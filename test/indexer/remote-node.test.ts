@@ -13,6 +13,7 @@ import { availableEngines, freshDatabase } from '../support/databases.js';
 import { startFaultProxy } from '../support/fault-proxy.js';
 import { CapturingLogger, DEVNET_CHAIN_ID, startIndexer } from '../support/indexer-harness.js';
 import { createRpcClient } from '../../src/rpc/client.js';
+import type { Queryable } from '../../src/db/client.js';
 
 const engines = await availableEngines();
 const SEED = 'remote-node';
@@ -33,6 +34,13 @@ describe('indexing from a remote, rate-limited node', () => {
   afterAll(async () => {
     await node?.stop();
   });
+
+  /** Balances, holder counts, supplies and blocks against the node, up to its head. */
+  const expectEqualToNode = async (db: Queryable) => {
+    const report = await compareWithNode(db, { url: node.url, chainId: DEVNET_CHAIN_ID, holdings: chain.holdings });
+    expect(report.indexedBlock).toBe(chain.head);
+    expect(mismatchCount(report), describeReport(report)).toBe(0);
+  };
 
   it.each(engines)(
     'on %s: requests in flight and calls per second stay within the configured caps, and the caps are used',
@@ -59,9 +67,7 @@ describe('indexing from a remote, rate-limited node', () => {
         // the token bucket lets a quarter second's calls (or one batch) through at once
         expect(stats.maxCallsPerSecond).toBeLessThanOrEqual(PER_SECOND * 1.25 + BATCH + 1);
         expect(stats.limited).toBe(0);
-        const report = await compareWithNode(db, { url: node.url, chainId: DEVNET_CHAIN_ID, holdings: chain.holdings });
-        expect(report.indexedBlock).toBe(chain.head);
-        expect(mismatchCount(report), describeReport(report)).toBe(0);
+        await expectEqualToNode(db);
       } finally {
         await proxy.close();
         await drop();
@@ -98,9 +104,7 @@ describe('indexing from a remote, rate-limited node', () => {
         // every request of the URL waits out a Retry-After, not only the refused one
         expect(stats.ignoredRetryAfter).toBe(0);
         expect(run.logger.errors()).toEqual([]);
-        const report = await compareWithNode(db, { url: node.url, chainId: DEVNET_CHAIN_ID, holdings: chain.holdings });
-        expect(report.indexedBlock).toBe(chain.head);
-        expect(mismatchCount(report), describeReport(report)).toBe(0);
+        await expectEqualToNode(db);
       } finally {
         await proxy.close();
         await drop();
