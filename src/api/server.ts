@@ -31,6 +31,7 @@ import { tokenRoute } from './routes/token.js';
 import { webRoute } from './routes/web.js';
 import { addressRoutes } from './routes/address.js';
 import { chainInfoRoutes } from './routes/chain-info.js';
+import { adminLabelsRoutes } from './routes/admin-labels.js';
 import { loggedUrl, logSerializers } from './redact.js';
 
 export interface ServerOptions {
@@ -118,6 +119,13 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) =>
     reply.type(metrics.contentType).send(await metrics.metrics()),
   );
+
+  // The operator's scope: admin keys only, never an API key (routes/admin-labels.ts).
+  await adminLabelsRoutes(app, options.db, {
+    adminKeys: options.api.adminKeys,
+    defaultLimit: options.api.defaultRateLimit,
+    redis: options.redis ?? null,
+  });
 
   // Everything keyed and limited lives in this scope; health and docs stay outside it.
   await app.register(async (api) => {

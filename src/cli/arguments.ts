@@ -2,6 +2,7 @@ import { InvalidArgumentError } from 'commander';
 import { Type } from '@sinclair/typebox';
 import { parseKind, text, type Kind } from '../config/setting.js';
 import { chainId } from '../config/settings.js';
+import type { Hex } from '../db/rows.js';
 
 /** A commander argument parser from a setting kind: a bad value is commander's usage error. */
 export function argument<T>(kind: Kind<T>): (value: string) => T {
@@ -23,3 +24,9 @@ export const keyIdArgument = argument<number>({
 });
 
 export const keyNameArgument = argument(text({ maxLength: 200, errorMessage: 'a name of 1 to 200 characters' }));
+
+/** An address, lowercased. */
+export function addressArgument(value: string): Hex {
+  if (!/^0x[0-9a-fA-F]{40}$/.test(value)) throw new InvalidArgumentError('expected 0x followed by 40 hex digits');
+  return value.toLowerCase() as Hex;
+}

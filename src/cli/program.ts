@@ -4,6 +4,7 @@ import { restrictCommand } from './commands/restrict.js';
 import { indexCommand, serveCommand, startCommand } from './commands/run.js';
 import { migrateCommand } from './commands/migrate.js';
 import { exportCommand } from './commands/export.js';
+import { labelsCommand } from './commands/labels.js';
 
 /** The `explorer` command and its subcommands, as main.ts runs them and tests inspect them. */
 export function buildProgram(): Command {
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
   program.addCommand(keysCommand());
   program.addCommand(restrictCommand());
   program.addCommand(exportCommand());
+  program.addCommand(labelsCommand());
   // subcommands built on their own do not inherit the program's output settings
   const configure = (cmd: Command) => {
     cmd.configureOutput(program.configureOutput());

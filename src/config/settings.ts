@@ -78,6 +78,10 @@ export const apiSettings = {
     key: 'apiKeys', env: 'EXPLORER_API_KEYS', default: [], defaultText: 'none', secret: true, ...apiKeyList,
     help: `static API keys for deployments without key management (comma-separated in the environment), each ${API_KEY_FORMAT_TEXT}`,
   }),
+  adminKeys: setting({
+    key: 'adminKeys', env: 'EXPLORER_ADMIN_KEYS', default: [], defaultText: 'none (admin API off)', secret: true, ...apiKeyList,
+    help: `keys of the admin API (\`/api/v2/admin/…\`: labels), comma-separated in the environment, each ${API_KEY_FORMAT_TEXT}; no other key opens it`,
+  }),
   restrictedKey: setting({
     key: 'restrictedKey', env: 'EXPLORER_RESTRICTED_KEY', default: null, defaultText: 'none', secret: true,
     ...optional(text({ maxLength: MAX_PARAMETER_LENGTH })),

@@ -1,16 +1,11 @@
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import type { Hex } from '../../db/rows.js';
 import { addRestrictedAddress, listRestrictedAddresses, removeRestrictedAddress } from '../../db/queries/restricted.js';
 import { withRuntime, commonOptions } from '../with-runtime.js';
-import { chainIdArgument } from '../arguments.js';
+import { addressArgument as address, chainIdArgument } from '../arguments.js';
 
 /** chain id 0 in restricted_addresses: the address is restricted on every chain */
 const ALL_CHAINS = 0;
-
-function address(value: string): Hex {
-  if (!/^0x[0-9a-fA-F]{40}$/.test(value)) throw new InvalidArgumentError('expected 0x followed by 40 hex digits');
-  return value.toLowerCase() as Hex;
-}
 
 const chainOption = (cmd: Command) => cmd.option('--chain-id <id>', 'only on this chain (default: every chain)', chainIdArgument);
 

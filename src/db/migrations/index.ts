@@ -9,6 +9,7 @@ import * as unclesAndRebasing from './009_uncles_and_rebasing.js';
 import * as blockBlobs from './010_block_blobs.js';
 import * as holdingsByHolder from './017_holdings_by_holder.js';
 import * as blocksByTimestamp from './018_blocks_by_timestamp.js';
+import * as addressLabelsAndAccounts from './013_address_labels_and_accounts.js';
 
 /** Ordered; a migration once released is never edited, only followed by a new one. */
 export const migrations: ReadonlyArray<{ id: string; sql: string }> = [
@@ -23,4 +24,5 @@ export const migrations: ReadonlyArray<{ id: string; sql: string }> = [
   { id: '010_block_blobs', sql: blockBlobs.sql },
   { id: '017_holdings_by_holder', sql: holdingsByHolder.sql },
   { id: '018_blocks_by_timestamp', sql: blocksByTimestamp.sql },
+  { id: '013_address_labels_and_accounts', sql: addressLabelsAndAccounts.sql },
 ];

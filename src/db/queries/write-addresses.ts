@@ -16,7 +16,7 @@ export async function upsertAddresses(db: Queryable, rows: readonly AddressRow[]
        proxy_type = excluded.proxy_type, implementations = excluded.implementations,
        name = coalesce(excluded.name, addresses.name), is_verified = excluded.is_verified,
        ens_domain_name = coalesce(excluded.ens_domain_name, addresses.ens_domain_name),
-       is_scam = excluded.is_scam, checked_at = now()`,
+       is_scam = addresses.is_scam OR excluded.is_scam, checked_at = now()`,
     [
       rows.map((r) => r.chainId),
       hexArray(rows.map((r) => r.hash)),
@@ -58,6 +58,10 @@ export async function upsertAddressTags(db: Queryable, tags: readonly AddressTag
   );
 }
 
+/** address_tags rows (alias t) → the addresses.tags value pages read (migration 004's shape). */
+export const TAGS_AGGREGATE = `jsonb_agg(jsonb_build_object('kind', t.kind, 'slug', t.slug, 'name', t.name, 'tag_type', t.tag_type,
+  'ordinal', t.ordinal, 'meta', t.meta) ORDER BY t.ordinal, t.slug)`;
+
 /**
  * Pages read an address's tags from its addresses row (migration 004): this rebuilds that
  * aggregate from address_tags for the tag rows matching `where` (alias t). A statement of its
@@ -65,9 +69,7 @@ export async function upsertAddressTags(db: Queryable, tags: readonly AddressTag
  */
 export function rebuildAddressTagsSql(where: string): string {
   return `INSERT INTO addresses (chain_id, hash, tags)
-     SELECT t.chain_id, t.address,
-            jsonb_agg(jsonb_build_object('kind', t.kind, 'slug', t.slug, 'name', t.name, 'tag_type', t.tag_type,
-                                         'ordinal', t.ordinal, 'meta', t.meta) ORDER BY t.ordinal, t.slug)
+     SELECT t.chain_id, t.address, ${TAGS_AGGREGATE}
      FROM address_tags t
      WHERE ${where}
      GROUP BY t.chain_id, t.address
