@@ -32,6 +32,8 @@ import { webRoute } from './routes/web.js';
 import { addressRoutes } from './routes/address.js';
 import { chainInfoRoutes } from './routes/chain-info.js';
 import { adminLabelsRoutes } from './routes/admin-labels.js';
+import { accountRoutes } from './routes/account.js';
+import { AccountIndex, privateAddressData } from './account/private-data.js';
 import { loggedUrl, logSerializers } from './redact.js';
 
 export interface ServerOptions {
@@ -144,6 +146,9 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     });
     parameterLimits(api);
     chainScope(api, registry, options.api.restrictedKey);
+    // (before the page cache: a key with private entries gets answers, and cache entries, of its own)
+    const accounts = new AccountIndex(db);
+    privateAddressData(api, db, accounts);
     const cache = pageCache(api, { ttlMs: options.api.pageCacheMs ?? 1_000, maxBytes: options.api.pageCacheMb * 2 ** 20 });
     pageCacheMetrics(metrics, cache);
     holdersRoute(api, db);
@@ -154,6 +159,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     tokenRoute(api, db);
     addressRoutes(api, db);
     chainInfoRoutes(api, db);
+    accountRoutes(api, db, accounts);
   });
   return app;
 }

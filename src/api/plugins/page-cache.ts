@@ -37,13 +37,15 @@ function queryPart(name: string, value: unknown): string {
 
 /**
  * The key of a request, from what the server parsed: the route, its path parameters and query
- * (decoded, so `%61pikey` is `apikey`), less the API key. Every caller of a URL shares its
- * page today, since the answer does not depend on who asks. A per-API-key dimension (private
- * data on address objects, per key) goes here: prefix the key with `request.apiKey.id` for the
- * routes whose answer depends on the key, and nothing else changes.
+ * (decoded, so `%61pikey` is `apikey`), less the API key. Callers whose answers hold nothing of
+ * their own share a URL's page. An answer with a key's private tags and watchlist names
+ * (`request.privateCacheKey`, account/private-data.ts) is that key's alone: its cache key starts
+ * with the key's id and generation as `<length>:<id>#<n>`, which no shared key does (they start with the chain id
+ * and a newline).
  */
 function cacheKey(route: string, request: FastifyRequest): string {
-  let key = `${request.chain.chainId}\n${route}\n`;
+  const owner = request.privateCacheKey ?? null;
+  let key = `${owner === null ? '' : `${part(owner)}\n`}${request.chain.chainId}\n${route}\n`;
   const params = request.params as Record<string, string>;
   for (const name in params) key += `${queryPart(name, params[name])}\n`;
   const query = request.query as Record<string, unknown>;

@@ -59,6 +59,8 @@ export function chainScope(app: FastifyInstance, registry: Registry, restrictedK
   const isSecret = secretMatcher(restrictedKey);
   app.decorateRequest('chain', null as unknown as ChainStatus);
   app.addHook('preValidation', async (request: FastifyRequest) => {
+    // the account API is about the key, not a chain
+    if (request.routeOptions.config.chainless) return;
     const raw = chainIdOf(request);
     const chain = typeof raw === 'string' && /^[1-9][0-9]{0,15}$/.test(raw) ? await registry.chain(Number(raw)) : undefined;
     if (!chain) throw notFound();
