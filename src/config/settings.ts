@@ -5,6 +5,7 @@ import {
 } from './setting.js';
 import { API_KEY_FORMAT_TEXT, API_KEY_MAX_LENGTH, API_KEY_MIN_LENGTH, API_KEY_PATTERN, MAX_PARAMETER_LENGTH } from '../api/limits.js';
 import { blobScheduleKind } from './blob-schedule.js';
+import { ensKind } from './ens.js';
 
 /**
  * Every setting of the service, each defined once. Adding one is one entry here (and its use):
@@ -199,6 +200,11 @@ export const chainSettings = {
     key: 'blobSchedule', default: null, defaultText: 'built in for Ethereum mainnet, Sepolia, Holesky, Hoodi; EIP-4844\'s for other chains',
     ...blobScheduleKind,
     help: 'EIP-4844 blob parameters by fork, which price `blob_gas_price`: `[{"timestamp": <activation, unix s>, "baseFeeUpdateFraction": <n>}, …]` in ascending time (see "Blob fees")',
+  }),
+  ens: setting({
+    key: 'ens', default: null, defaultText: 'mainnet\'s registry on chain 1, off elsewhere',
+    ...ensKind,
+    help: 'ENS primary names (`ens_domain_name`) from this registry\'s and its resolvers\' events: `{"registry": "0x…"}`, or `false` for none',
   }),
 };
 

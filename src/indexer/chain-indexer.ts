@@ -1,4 +1,5 @@
 import type { ChainConfig } from '../config/config.js';
+import { ensRegistryFor } from '../config/ens.js';
 import { ConfigError } from '../config/config.js';
 import type { RpcClient } from '../rpc/client.js';
 import { fetchBlocksWithReceipts } from '../evm/fetch-blocks.js';
@@ -253,6 +254,7 @@ export class ChainIndexer {
       chainId: this.chain.chainId,
       wrappedNativeTokens: this.wrapped.set,
       recordAbove: head - BigInt(this.chain.reorgWindow),
+      ensRegistry: ensRegistryFor(this.chain.chainId, this.chain.ens),
     });
   }
 
@@ -278,7 +280,7 @@ export class ChainIndexer {
   private async handleReorg(next: bigint): Promise<{ next: bigint; parent: Hex | null }> {
     const floor = this.chain.startBlock - 1n;
     const ancestor = await findCommonAncestor(this.db, this.rpc, this.chain.chainId, next - 1n, floor);
-    await rollBackTo(this.db, this.rpc, this.chain.chainId, ancestor, next - 1n, this.logger);
+    await rollBackTo(this.db, this.rpc, this.chain.chainId, ancestor, next - 1n, this.logger, ensRegistryFor(this.chain.chainId, this.chain.ens));
     this.options.metrics?.reorgs.inc(this.metricLabel);
     const parent = (await consensusHashes(this.db, this.chain.chainId, ancestor, ancestor)).get(ancestor) ?? null;
     return { next: ancestor + 1n, parent };

@@ -1,3 +1,5 @@
+import type { Hex } from '../db/rows.js';
+import { dropEnsEventsAbove, refreshPrimaryNames } from '../db/queries/ens.js';
 import type { RpcClient, RpcLogger } from '../rpc/client.js';
 import type { Database } from '../db/client.js';
 import {
@@ -70,6 +72,8 @@ export async function rollBackTo(
   ancestor: bigint,
   indexedTip: bigint,
   logger: Logger,
+  /** the chain's ENS registry: the names the orphaned blocks changed are worked out again */
+  ensRegistry: Hex | null = null,
 ): Promise<void> {
   const exactFrom = await changesFrom(db, chainId);
   const exact = exactFrom !== null && ancestor + 1n >= exactFrom;
@@ -93,6 +97,8 @@ export async function rollBackTo(
       await settleBalances(tx, chainId, negative, repaired);
       const { orphaned, uncles } = await orphanBlocksAbove(tx, chainId, ancestor);
       await releaseUncles(tx, chainId, uncles);
+      const ensNodes = await dropEnsEventsAbove(tx, chainId, ancestor);
+      if (ensRegistry !== null) await refreshPrimaryNames(tx, chainId, ensRegistry, ensNodes);
       await setIndexedBlock(tx, chainId, ancestor);
       if (!exact) await setChangesFrom(tx, chainId, null);
       return orphaned;

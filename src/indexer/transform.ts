@@ -8,6 +8,7 @@ import type { BlockRow } from '../db/model/block.js';
 import type { RpcBlock } from '../rpc/types.js';
 import { chainFieldsOf } from '../chains/index.js';
 import type { BalanceDelta } from '../db/queries/write-balances.js';
+import { decodeEnsEvents, type EnsEvent, type ReverseNode } from '../evm/ens-events.js';
 
 /** What one batch of blocks contributes to the database, before any I/O. */
 export interface IndexBatch {
@@ -27,6 +28,8 @@ export interface IndexBatch {
   tokens: Map<Hex, TokenType>;
   /** holders, miners and token contracts, for the address enrichment */
   addresses: Set<Hex>;
+  /** ENS events of the batch, when the chain follows an ENS registry */
+  ens?: { registry: Hex; events: EnsEvent[]; reverse: ReverseNode[] };
 }
 
 export interface TransformOptions {
@@ -35,6 +38,8 @@ export interface TransformOptions {
   wrappedNativeTokens: ReadonlySet<string>;
   /** blocks above this number keep per-block deltas (the reorg window) */
   recordAbove: bigint;
+  /** the ENS registry whose names the chain follows (config `ens`), if any */
+  ensRegistry?: Hex | null;
 }
 
 class DeltaSum {
@@ -77,7 +82,14 @@ export function transformBatch(fetched: readonly FetchedBlock[], options: Transf
   const blocks: BlockRow[] = [];
   const uncles: BlockRow[] = [];
   let transfers = 0;
+  const registry = options.ensRegistry ?? null;
+  const ens = registry === null ? undefined : { registry, events: [] as EnsEvent[], reverse: [] as ReverseNode[] };
   for (const { block, receipts, traces, uncles: blockUncles } of fetched) {
+    if (ens) {
+      const found = decodeEnsEvents(receipts, ens.registry);
+      ens.events.push(...found.events);
+      ens.reverse.push(...found.reverse);
+    }
     const row: BlockRow = { ...buildBlockRow(block, receipts, traces, { chainId: options.chainId }), chainFields: chainFieldsOf(block) };
     blocks.push(row);
     addresses.add(row.miner);
@@ -124,6 +136,7 @@ export function transformBatch(fetched: readonly FetchedBlock[], options: Transf
     blockDeltas,
     tokens,
     addresses,
+    ...(ens ? { ens } : {}),
   };
 }
 

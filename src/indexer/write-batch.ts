@@ -8,6 +8,7 @@ import { changesFrom, setChangesFrom, setIndexedBlock } from '../db/queries/prog
 import { setSweepPosition, type SweepPosition } from '../db/queries/rebasing-sweep.js';
 import { settleBalances } from './reconcile.js';
 import type { IndexBatch } from './transform.js';
+import { refreshPrimaryNames, writeEnsEvents } from '../db/queries/ens.js';
 
 /** Adds tokens not yet known, with the type their first events implied; never retypes. */
 async function insertNewTokens(db: Queryable, chainId: number, tokens: Map<string, TokenType>) {
@@ -45,6 +46,10 @@ export async function writeBatch(db: Database, chainId: number, batch: IndexBatc
     await settleBalances(tx, chainId, negative, extras.reconciled ?? []);
     await recordBalanceChanges(tx, chainId, batch.blockDeltas);
     await addUncheckedAddresses(tx, chainId, extras.addresses ?? [...batch.addresses]);
+    if (batch.ens) {
+      await writeEnsEvents(tx, chainId, batch.ens.events, batch.ens.reverse);
+      await refreshPrimaryNames(tx, chainId, batch.ens.registry, [...new Set(batch.ens.events.map((e) => e.node))]);
+    }
     await updateChangesFrom(tx, chainId, batch);
     if (extras.sweep !== undefined) await setSweepPosition(tx, chainId, extras.sweep);
     await setIndexedBlock(tx, chainId, batch.to);

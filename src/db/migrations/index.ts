@@ -10,6 +10,7 @@ import * as blockBlobs from './010_block_blobs.js';
 import * as holdingsByHolder from './017_holdings_by_holder.js';
 import * as blocksByTimestamp from './018_blocks_by_timestamp.js';
 import * as addressLabelsAndAccounts from './013_address_labels_and_accounts.js';
+import * as ensNames from './014_ens_names.js';
 
 /** Ordered; a migration once released is never edited, only followed by a new one. */
 export const migrations: ReadonlyArray<{ id: string; sql: string }> = [
@@ -25,4 +26,5 @@ export const migrations: ReadonlyArray<{ id: string; sql: string }> = [
   { id: '017_holdings_by_holder', sql: holdingsByHolder.sql },
   { id: '018_blocks_by_timestamp', sql: blocksByTimestamp.sql },
   { id: '013_address_labels_and_accounts', sql: addressLabelsAndAccounts.sql },
+  { id: '014_ens_names', sql: ensNames.sql },
 ];
