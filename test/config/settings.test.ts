@@ -77,10 +77,12 @@ const SAMPLES: Record<string, Sample> = {
     expect: { file: [{ timestamp: 0, baseFeeUpdateFraction: 5_007_716 }], none: null },
     read: (c) => chain(c).blobSchedule,
   },
+  ens: { file: { registry: A1 }, expect: { file: { registry: A1 }, none: null }, read: (c) => chain(c).ens },
   host: { flag: '10.0.0.1', env: '10.0.0.2', file: '10.0.0.3', expect: { flag: '10.0.0.1', env: '10.0.0.2', file: '10.0.0.3', none: '127.0.0.1' }, read: (c) => c.api.host },
   port: { flag: '5001', env: '5002', file: 5003, expect: { flag: 5001, env: 5002, file: 5003, none: 4000 }, read: (c) => c.api.port },
   rateLimit: { env: '31', file: 32, expect: { env: 31, file: 32, none: 10 }, read: (c) => c.api.defaultRateLimit },
   apiKeys: { env: 'key-one-1, key-two-2', file: ['key-three-3'], expect: { env: ['key-one-1', 'key-two-2'], file: ['key-three-3'], none: [] }, read: (c) => c.api.staticApiKeys },
+  adminKeys: { env: 'admin-one-1, admin-two-2', file: ['admin-three-3'], expect: { env: ['admin-one-1', 'admin-two-2'], file: ['admin-three-3'], none: [] }, read: (c) => c.api.adminKeys },
   restrictedKey: { env: 's1', file: 's2', expect: { env: 's1', file: 's2', none: null }, read: (c) => c.api.restrictedKey },
   restrictedAddresses: { env: A1, file: [A3], expect: { env: [A1], file: [A3], none: [] }, read: (c) => c.api.restrictedAddresses },
   corsOrigins: {
