@@ -1,4 +1,5 @@
 import { itemsOf, paginate } from './paginate.js';
+import { accountApi, type AccountApi } from './account.js';
 import { createTransport, type QueryValue, type TransportOptions } from './transport.js';
 import type {
   Block,
@@ -52,6 +53,8 @@ export interface ExplorerClient {
   block(chainId: number | string, numberOrHash: number | bigint | string, options?: { signal?: AbortSignal }): Promise<SingleBlock>;
   /** The token's holder count (as a decimal string), e.g. for a progress total. */
   tokenCounters(chainId: number | string, token: string, options?: { key?: string; signal?: AbortSignal }): Promise<TokenCounters>;
+  /** This key's private tags and watchlist (on every chain), shown on address objects to this key only. */
+  account: AccountApi;
 }
 
 /** First-page values, overridden by the position's own (so its items_count and key win). */
@@ -84,6 +87,7 @@ export function createExplorerClient(options: ExplorerClientOptions): ExplorerCl
       http.get<SingleBlock>(chainId, `/blocks/${segment(String(numberOrHash))}`, {}, options.signal),
     tokenCounters: (chainId, token, options = {}) =>
       http.get<TokenCounters>(chainId, `/tokens/${segment(token)}/counters`, { key: options.key }, options.signal),
+    account: accountApi(http),
   };
   return client;
 }

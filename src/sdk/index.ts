@@ -11,3 +11,4 @@ export {
 } from './errors.js';
 export { retryDelayMs } from './transport.js';
 export type * from './types.js';
+export type { AccountApi, AccountEntry, AccountEntryInput, AccountEntriesPage, AccountList } from './account.js';

@@ -15,6 +15,8 @@ export interface TransportOptions {
 
 export interface Transport {
   get<T>(chainId: number | string, path: string, query: Record<string, QueryValue>, signal?: AbortSignal): Promise<T>;
+  /** A call outside the chain's /api/v2 (the account API): `path` from the base URL on, a JSON body. */
+  send<T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown, query?: Record<string, QueryValue>, signal?: AbortSignal): Promise<T>;
 }
 
 /** Waits are bounded so a misbehaving server cannot park a client for hours. */
@@ -82,31 +84,44 @@ export function createTransport(options: TransportOptions): Transport {
   const doFetch = options.fetch ?? globalThis.fetch;
   const maxRetries = options.maxRetries ?? 5;
 
-  return {
-    async get<T>(chainId: number | string, path: string, query: Record<string, QueryValue>, signal?: AbortSignal) {
-      const url = new URL(`${base}/${chainId}/api/v2${path}`);
-      // The key travels as `apikey`, the one way both this server and the hosted API accept.
-      url.searchParams.set('apikey', options.apiKey);
-      for (const [name, value] of Object.entries(query)) {
-        if (value !== undefined && name !== 'apikey') url.searchParams.set(name, String(value));
-      }
-      for (let attempt = 0; ; attempt++) {
-        const response = await doFetch(url, { headers: { accept: 'application/json' }, ...(signal ? { signal } : {}) });
-        if (response.status === 200) {
-          const body = await readBody(response);
-          if (typeof body !== 'object' || body === null) {
-            throw new ExplorerError(200, 'response is not a JSON object', redactedUrl(url), body);
-          }
-          return body as T;
-        }
+  const exchange = async <T>(url: URL, init: RequestInit, query: Record<string, QueryValue>, signal: AbortSignal | undefined): Promise<T> => {
+    // The key travels as `apikey`, the one way both this server and the hosted API accept.
+    url.searchParams.set('apikey', options.apiKey);
+    for (const [name, value] of Object.entries(query)) {
+      if (value !== undefined && name !== 'apikey') url.searchParams.set(name, String(value));
+    }
+    for (let attempt = 0; ; attempt++) {
+      const response = await doFetch(url, { ...init, ...(signal ? { signal } : {}) });
+      if (response.status === 200) {
         const body = await readBody(response);
-        const wait = response.status === 429 ? retryDelayMs(response.headers) : null;
-        if (response.status === 429 && attempt < maxRetries) {
-          await sleep(wait ?? DEFAULT_WAIT_MS, signal);
-          continue;
+        if (typeof body !== 'object' || body === null) {
+          throw new ExplorerError(200, 'response is not a JSON object', redactedUrl(url), body);
         }
-        throw errorFor(response.status, body, redactedUrl(url), wait);
+        return body as T;
       }
-    },
+      const body = await readBody(response);
+      const wait = response.status === 429 ? retryDelayMs(response.headers) : null;
+      if (response.status === 429 && attempt < maxRetries) {
+        await sleep(wait ?? DEFAULT_WAIT_MS, signal);
+        continue;
+      }
+      throw errorFor(response.status, body, redactedUrl(url), wait);
+    }
+  };
+
+  return {
+    get: <T>(chainId: number | string, path: string, query: Record<string, QueryValue>, signal?: AbortSignal) =>
+      exchange<T>(new URL(`${base}/${chainId}/api/v2${path}`), { headers: { accept: 'application/json' } }, query, signal),
+    send: <T>(method: string, path: string, body?: unknown, query: Record<string, QueryValue> = {}, signal?: AbortSignal) =>
+      exchange<T>(
+        new URL(`${base}${path}`),
+        {
+          method,
+          headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        },
+        query,
+        signal,
+      ),
   };
 }
