@@ -1,7 +1,7 @@
 import type { Address } from './api.js';
 import { h } from './dom.js';
 
-/** Name, checksummed hash and badges: proxy, scam, public tags, metadata tags. */
+/** Name, ENS name, checksummed hash and badges: proxy, scam, public and metadata tags, and this key's private tags and watchlist names. */
 export function addressCell(a: Address): HTMLElement {
   const badges = h('span', { className: 'badges' });
   if (a.proxy_type) {
@@ -14,6 +14,8 @@ export function addressCell(a: Address): HTMLElement {
   for (const tag of a.public_tags) badges.append(badge(tag.display_name, 'tag', `Public tag: ${tag.label}`));
   const meta = [...(a.metadata?.tags ?? [])].sort((x, y) => x.ordinal - y.ordinal);
   for (const tag of meta) badges.append(badge(tag.name, 'meta', `${tag.tagType} tag`));
+  for (const tag of a.private_tags) badges.append(badge(tag.display_name, 'private', 'Your private tag'));
+  for (const w of a.watchlist_names) badges.append(badge(`★ ${w.display_name}`, 'watch', 'On your watchlist'));
   return h(
     'div',
     { className: 'addr' },
