@@ -11,6 +11,8 @@
  *   npm run bench:api -- --tiny            20k holders, 20k blocks, 2 s of load (the test suite runs it)
  *   npm run bench:api -- --holders 1000000 --blocks 100000
  *   npm run bench:api -- --keep            keep the database; --database <url> measures it again
+ *   npm run bench:api -- --labels          every holder of the big token (up to 1M) gets an operator
+ *                                          label (name, 2 public tags, 2 metadata tags) and an ENS name
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import pg from 'pg';
@@ -21,6 +23,8 @@ import { openDatabase, type Database } from '../src/db/client.js';
 import { blocksValidatedPage, blocksValidatedPageQuery } from '../src/db/queries/blocks.js';
 import { holdersPage, holdersPageQuery, PAGE_FILTER } from '../src/db/queries/holders.js';
 import { toBytea } from '../src/db/hex.js';
+import type { Label } from '../src/labels/entry.js';
+import { importLabels } from '../src/labels/store.js';
 import type { Hex } from '../src/db/rows.js';
 import { apiConfig, TEST_KEY } from '../test/support/api.js';
 import { freshDatabase } from '../test/support/databases.js';
@@ -39,7 +43,7 @@ const CURSORS = 100;
 const { sizes, tiny, options } = readFlags(
   { holders: 10_000_000, tokens: 10_000, blocks: 1_000_000, miners: 100, samples: 2_000, runs: 3, loadSeconds: 10, connections: 10 },
   { holders: 20_000, tokens: 50, blocks: 20_000, miners: 100, samples: 200, runs: 1, loadSeconds: 2, connections: 10 },
-  { out: { type: 'string' }, keep: { type: 'boolean' }, database: { type: 'string' }, 'no-wait': { type: 'boolean' }, 'cpu-prof': { type: 'boolean' } },
+  { out: { type: 'string' }, keep: { type: 'boolean' }, database: { type: 'string' }, 'no-wait': { type: 'boolean' }, 'cpu-prof': { type: 'boolean' }, labels: { type: 'boolean' } },
 );
 const log = logger('bench:api');
 const command = `npm run bench:api${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
@@ -65,7 +69,8 @@ async function main() {
   const cached = await buildServer({ db, api: apiConfig({ pageCacheMs: loadConfig({}, {}).api.pageCacheMs }) });
   const phases = phaseRecorder(app);
   try {
-    const targets = await buildTargets(db, url, size);
+    if (options.labels) await labelHolders(db, url);
+  const targets = await buildTargets(db, url, size);
     const quiet = quietGates(!tiny && !options['no-wait'], log);
 
     const runs: Array<Record<string, ReturnType<typeof summary> & { query_p50: number; query_p99: number; phases_p50_ms: ReturnType<typeof phaseMedians> }>> = [];
@@ -188,6 +193,33 @@ async function prepareDatabase(): Promise<{ url: string; size: DataSize; drop: (
   }
   log(`loaded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return { url, size, drop: cleanup };
+}
+
+/** Names and tags on every row of the holders pages: the labels through the import's own code. */
+async function labelHolders(db: Database, url: string): Promise<void> {
+  const token = await withClient(url, (c) => addressOf(c, 'token', 0));
+  const rows = await db.query<{ holder: string }>(
+    `SELECT encode(b.holder, 'hex') AS holder FROM token_balances b WHERE ${PAGE_FILTER} LIMIT 1000000`,
+    [CHAIN_ID, toBytea(token)],
+  );
+  const started = Date.now();
+  for (let i = 0; i < rows.length; i += 5_000) {
+    const labels: Label[] = rows.slice(i, i + 5_000).map((r, j) => ({
+      chainId: CHAIN_ID,
+      address: `0x${r.holder}` as Hex,
+      name: `Holder ${i + j}`,
+      isScam: (i + j) % 97 === 0,
+      publicTags: [{ displayName: 'Exchange', label: 'exchange' }, { displayName: `Desk ${j % 10}`, label: `desk-${j % 10}` }],
+      metadataTags: [
+        { name: 'Hot wallet', slug: 'hot-wallet', ordinal: 2, tagType: 'generic', meta: {} as Record<string, string> },
+        { name: 'Entity', slug: 'entity', ordinal: 1, tagType: 'name', meta: { main_entity: 'Entity', tooltipUrl: 'https://example.org' } },
+      ],
+    }));
+    await importLabels(db, labels);
+  }
+  await db.query(`UPDATE addresses SET ens_domain_name = 'holder-' || encode(hash, 'hex') || '.eth' WHERE chain_id = $1 AND label_name IS NOT NULL`, [CHAIN_ID]);
+  await db.query('ANALYZE addresses');
+  log(`labelled ${rows.length.toLocaleString('en-US')} holders in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
 async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
