@@ -6,19 +6,15 @@ import {
   type AccountEntry, type AccountKind, type WriteResult,
 } from '../../db/queries/account.js';
 import { checksum } from '../views/checksum.js';
+import { errorResponses } from '../schemas/common.js';
 import { HttpError, InvalidParameterError, notFound } from '../http-error.js';
 import type { AccountIndex } from '../account/private-data.js';
 import {
   ACCOUNT_LIMITS, AccountEntriesPage, AccountEntryBody, AccountEntryObject, AccountIdParams, AccountKeyQuery, AccountListQuery,
 } from '../schemas/account.js';
 
-const errors = {
-  401: { $ref: 'Message#' },
-  404: { $ref: 'Message#' },
-  422: { $ref: 'ValidationErrors#' },
-  429: { $ref: 'Message#' },
-  503: { $ref: 'Message#' },
-};
+// (no 403: the account API has no restricted addresses)
+const { 403: _restricted, ...errors } = errorResponses;
 
 const view = (e: AccountEntry) => ({ id: e.id, address_hash: checksum(e.address), name: e.name });
 

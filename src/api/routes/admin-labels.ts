@@ -10,19 +10,13 @@ import { ImportedBody, LabelParams, LabelsPage, LabelsQuery } from '../schemas/l
 import { adminAuth } from '../plugins/admin-auth.js';
 import { rateLimitPlugin, type RateLimitOptions } from '../plugins/rate-limit.js';
 import { Type } from '@sinclair/typebox';
+import { errorResponses } from '../schemas/common.js';
 
 const DEFAULT_PAGE = 100;
 /** an admin request body: a labels file sent whole */
 const BODY_LIMIT = 16 * 2 ** 20;
 
-const adminErrors = {
-  401: { $ref: 'Message#' },
-  403: { $ref: 'Message#' },
-  404: { $ref: 'Message#' },
-  422: { $ref: 'ValidationErrors#' },
-  429: { $ref: 'Message#' },
-  503: { $ref: 'Message#' },
-};
+const adminErrors = errorResponses;
 
 /**
  * The operator's labels over HTTP, for an admin key only (plugins/admin-auth.ts): the same

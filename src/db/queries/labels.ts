@@ -1,8 +1,8 @@
 import type { Queryable } from '../client.js';
-import type { Hex } from '../rows.js';
+import type { AddressTagRow, Hex } from '../rows.js';
 import { hexArray, toBytea } from '../hex.js';
-import type { Label, MetadataTag } from '../../labels/entry.js';
-import { TAGS_AGGREGATE } from './write-addresses.js';
+import type { Label } from '../../labels/entry.js';
+import { TAGS_AGGREGATE, upsertAddressTags } from './write-addresses.js';
 
 /**
  * Operator labels: address_labels holds the name and scam flag, address_tags the tags (public
@@ -23,28 +23,11 @@ export async function applyLabels(tx: Queryable, labels: readonly Label[]): Prom
     [...pairs(labels), labels.map((l) => l.name), labels.map((l) => l.isScam)],
   );
   await tx.query(`DELETE FROM address_tags WHERE ${IN_PAIRS}`, pairs(labels));
-  const tags = labels.flatMap((l) => [
-    ...l.publicTags.map((t, i): MetadataTag & { kind: string; l: Label } => ({ kind: 'public', l, name: t.displayName, slug: t.label, ordinal: i, tagType: 'generic', meta: {} })),
-    ...l.metadataTags.map((t) => ({ kind: 'metadata', l, ...t })),
+  const tags = labels.flatMap((l): AddressTagRow[] => [
+    ...l.publicTags.map((t, i) => ({ chainId: l.chainId, address: l.address, kind: 'public' as const, name: t.displayName, slug: t.label, ordinal: i, tagType: 'generic', meta: {} })),
+    ...l.metadataTags.map((t) => ({ chainId: l.chainId, address: l.address, kind: 'metadata' as const, ...t })),
   ]);
-  if (tags.length > 0) {
-    await tx.query(
-      `INSERT INTO address_tags (chain_id, address, kind, slug, name, tag_type, ordinal, meta)
-       SELECT u.c, decode(u.a, 'hex'), u.kind, u.slug, u.name, u.tag_type, u.ordinal, u.meta::jsonb
-       FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::text[])
-         AS u(c, a, kind, slug, name, tag_type, ordinal, meta)`,
-      [
-        tags.map((t) => t.l.chainId),
-        hexArray(tags.map((t) => t.l.address)),
-        tags.map((t) => t.kind),
-        tags.map((t) => t.slug),
-        tags.map((t) => t.name),
-        tags.map((t) => t.tagType),
-        tags.map((t) => t.ordinal),
-        tags.map((t) => JSON.stringify(t.meta)),
-      ],
-    );
-  }
+  await upsertAddressTags(tx, tags);
   await refreshAddressRows(tx, labels);
 }
 
