@@ -72,6 +72,11 @@ describe.each(await availableEngines())('private tags and watchlists per key on 
     expect((await page(alice)).cached).toBe(true);
     expect((await page(bob)).cached).toBe(true);
     expect((await page(TEST_KEY)).cached).toBe(true);
+    // the single address page (GET /addresses/{hash}) carries the same, per key
+    const addressPage = async (key: string) =>
+      (await api.app.inject({ url: `/${CHAIN}/api/v2/addresses/${HOLDERS[1]}`, headers: { 'x-api-key': key } })).json();
+    expect((await addressPage(alice)).watchlist_names).toEqual(watch('alice watch'));
+    expect((await addressPage(bob)).watchlist_names).toEqual([]);
   });
 
   it('the account API: list, change, delete; one key cannot see or touch another\'s entries', async () => {
