@@ -157,6 +157,11 @@ export const chainSettings = {
     key: 'reorgWindow', flag: '--reorg-window <n>', flagScope: 'indexer', env: 'EXPLORER_REORG_WINDOW', default: 64,
     ...integer(0, 100_000), help: 'blocks behind the head that may still be reorganised; their balance changes are kept',
   }),
+  historyFromBlock: setting({
+    key: 'historyFromBlock', flag: '--history-from-block <n>', flagScope: 'indexer', env: 'EXPLORER_HISTORY_FROM_BLOCK', default: null,
+    defaultText: 'none (keep every block\'s balances)', ...optional(blockNumber),
+    help: 'balance history below this block is pruned (each balance keeps its value there); holders at an earlier block are refused with 422',
+  }),
   pollIntervalMs: setting({
     key: 'pollIntervalMs', env: 'EXPLORER_POLL_MS', default: 1_000, ...integer(10, 3_600_000),
     help: 'how often the indexer asks the node for a new head',

@@ -16,7 +16,7 @@ import { consensusHashes, indexedBlock, setHeadBlock } from '../db/queries/progr
 import { clearIndexerFailure, recordIndexerFailure, type IndexerFailure } from '../db/queries/indexer-status.js';
 import { RpcError } from '../rpc/errors.js';
 import { transformBatch, findLinkBreak, type IndexBatch } from './transform.js';
-import { pruneRecordedChanges, writeBatch } from './write-batch.js';
+import { pruneHistory, pruneRecordedChanges, writeBatch } from './write-batch.js';
 import { balancesAt, reconcileBalances, withBalanceRepair } from './reconcile.js';
 import { RebasingBalances } from './rebasing.js';
 import { findCommonAncestor, rollBackTo, type Logger } from './reorg.js';
@@ -75,6 +75,8 @@ export class ChainIndexer {
   private readonly recentAddresses = new RecentAddresses();
   /** whether the database may say this chain is failing (unknown at start: a previous run may have said so) */
   private failureRecorded = true;
+  /** whether history below --history-from-block has been pruned by this process */
+  private historyPruned = false;
 
   constructor(private readonly options: ChainIndexerOptions) {
     this.db = options.db;
@@ -320,6 +322,15 @@ export class ChainIndexer {
     if (tip && keys.length > 0) await reconcileBalances(this.db, this.rpc, this.chain.chainId, keys, tip.number);
   }
 
+  /** Once the index reaches the history horizon, what lies below it is pruned (once per process). */
+  private async pruneHistory(indexed: bigint): Promise<void> {
+    const horizon = this.chain.historyFromBlock;
+    if (horizon === null || this.historyPruned || indexed < horizon) return;
+    await pruneHistory(this.db, this.chain.chainId, horizon);
+    this.historyPruned = true;
+    this.logger.info({ ...this.label, below: horizon.toString() }, 'balance history below the horizon pruned');
+  }
+
   private async afterBatch(batch: IndexBatch, head: bigint, ms: number): Promise<void> {
     const target = this.options.targetTransfers ?? this.chain.transfersPerRange;
     const blocks = batch.blocks.length;
@@ -332,6 +343,7 @@ export class ChainIndexer {
         this.logger.warn({ ...this.label, err: error instanceof Error ? error.message : String(error) }, 'pruning balance changes failed'),
       );
     }
+    await this.pruneHistory(batch.to);
     this.options.metrics?.blocks.inc(this.metricLabel, blocks);
     this.options.metrics?.transfers.inc(this.metricLabel, batch.transfers);
     this.options.metrics?.indexedBlock.set(this.metricLabel, Number(batch.to));

@@ -11,6 +11,8 @@ import { changesFrom, consensusHashes, orphanBlocksAbove, setChangesFrom, setInd
 import { balancesAt, settleBalances, withBalanceRepair } from './reconcile.js';
 import { putBalances } from '../db/queries/write-tokens.js';
 import { releaseUncles } from '../db/queries/write-uncles.js';
+import { deleteHistoryAbove } from '../db/queries/write-history.js';
+import { deleteSnapshotsAbove } from '../db/queries/holder-snapshots.js';
 import type { BalanceRow } from '../db/rows.js';
 
 /** What the indexer logs through: pino's logger, or anything shaped like it. */
@@ -93,6 +95,9 @@ export async function rollBackTo(
     db.transaction(async (tx) => {
       const undo = await takeBalanceChangesAbove(tx, chainId, ancestor);
       const negative = exact ? await applyBalanceDeltas(tx, chainId, ancestor, undo.map((d) => ({ ...d, delta: -d.delta }))) : [];
+      // the orphaned blocks' history and the snapshots taken on them go in the same transaction
+      await deleteHistoryAbove(tx, chainId, ancestor);
+      await deleteSnapshotsAbove(tx, chainId, ancestor);
       if (!exact) await putBalances(tx, truth);
       await settleBalances(tx, chainId, negative, repaired);
       const { orphaned, uncles } = await orphanBlocksAbove(tx, chainId, ancestor);

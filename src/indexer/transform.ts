@@ -24,8 +24,12 @@ export interface IndexBatch {
   recordedFrom: bigint | null;
   /** net change per block, for the blocks that may still be reorganised */
   blockDeltas: Array<BalanceDelta & { blockNumber: bigint }>;
+  /** net change per block, for every block: the balance history (write-history.ts) */
+  history: Array<BalanceDelta & { blockNumber: bigint }>;
   /** token contracts seen, with the type their events imply */
   tokens: Map<Hex, TokenType>;
+  /** the block of each token's first event in the batch */
+  tokenFirstBlock: Map<Hex, bigint>;
   /** holders, miners and token contracts, for the address enrichment */
   addresses: Set<Hex>;
   /** ENS events of the batch, when the chain follows an ENS registry */
@@ -77,7 +81,9 @@ export type FetchedBlock = BlockWithReceipts & { traces: BlockTraceSummary | nul
 export function transformBatch(fetched: readonly FetchedBlock[], options: TransformOptions): IndexBatch {
   const batch = new DeltaSum();
   const blockDeltas: IndexBatch['blockDeltas'] = [];
+  const history: IndexBatch['history'] = [];
   const tokens = new Map<Hex, TokenType>();
+  const tokenFirstBlock = new Map<Hex, bigint>();
   const addresses = new Set<Hex>();
   const blocks: BlockRow[] = [];
   const uncles: BlockRow[] = [];
@@ -98,28 +104,33 @@ export function transformBatch(fetched: readonly FetchedBlock[], options: Transf
       uncles.push(uncleRow);
       addresses.add(uncleRow.miner);
     }
-    // Per-block sums only for blocks a rollback may undo: in a long backfill, almost none.
-    const perBlock = row.number > options.recordAbove ? new DeltaSum() : null;
+    // Per-block sums for the history; the blocks a rollback may undo also record them in the
+    // reorg window's balance_changes (in a long backfill, almost none).
+    const perBlock = new DeltaSum();
+    const inWindow = row.number > options.recordAbove;
     const logs = receipts.flatMap((r) => r.logs);
     const decoded: TokenTransfer[] = decodeTokenTransfers(logs, { wrappedNativeTokens: options.wrappedNativeTokens });
     transfers += decoded.length;
     for (const t of decoded) {
-      if (!tokens.has(t.token)) tokens.set(t.token, t.tokenType);
+      if (!tokens.has(t.token)) {
+        tokens.set(t.token, t.tokenType);
+        tokenFirstBlock.set(t.token, row.number);
+      }
       addresses.add(t.token);
       // Balances are per id only for ERC-1155; an ERC-721 balance is the count of NFTs held.
       const id = t.tokenType === 'ERC-1155' ? t.tokenId : null;
       const sent = -t.value;
       batch.add(t.token, t.from, id, sent);
       batch.add(t.token, t.to, id, t.value);
-      perBlock?.add(t.token, t.from, id, sent);
-      perBlock?.add(t.token, t.to, id, t.value);
+      perBlock.add(t.token, t.from, id, sent);
+      perBlock.add(t.token, t.to, id, t.value);
       if (t.from !== ZERO_ADDRESS) addresses.add(t.from);
       if (t.to !== ZERO_ADDRESS) addresses.add(t.to);
     }
-    if (perBlock) {
-      for (const d of perBlock.nonZero()) {
-        blockDeltas.push({ token: d.token, holder: d.holder, tokenId: d.tokenId, delta: d.delta, blockNumber: row.number });
-      }
+    for (const d of perBlock.nonZero()) {
+      const change = { token: d.token, holder: d.holder, tokenId: d.tokenId, delta: d.delta, blockNumber: row.number };
+      history.push(change);
+      if (inWindow) blockDeltas.push(change);
     }
   }
   const from = blocks[0]?.number ?? 0n;
@@ -134,7 +145,9 @@ export function transformBatch(fetched: readonly FetchedBlock[], options: Transf
     transfers,
     deltas: batch.nonZero(),
     blockDeltas,
+    history,
     tokens,
+    tokenFirstBlock,
     addresses,
     ...(ens ? { ens } : {}),
   };

@@ -6,18 +6,22 @@ import { applyBalanceDeltas, pruneBalanceChanges, recordBalanceChanges } from '.
 import { addUncheckedAddresses } from '../db/queries/write-addresses.js';
 import { changesFrom, setChangesFrom, setIndexedBlock } from '../db/queries/progress.js';
 import { setSweepPosition, type SweepPosition } from '../db/queries/rebasing-sweep.js';
+import { historyFrom, pruneHistoryBelow, recordHistory, startHistory } from '../db/queries/write-history.js';
 import { settleBalances } from './reconcile.js';
 import type { IndexBatch } from './transform.js';
 import { refreshPrimaryNames, writeEnsEvents } from '../db/queries/ens.js';
 
 /** Adds tokens not yet known, with the type their first events implied; never retypes. */
-async function insertNewTokens(db: Queryable, chainId: number, tokens: Map<string, TokenType>) {
+async function insertNewTokens(db: Queryable, chainId: number, tokens: Map<Hex, TokenType>, firstBlock: Map<Hex, bigint>) {
   if (tokens.size === 0) return;
+  const addresses = [...tokens.keys()];
+  // first_block is only filled where unknown: a token re-seen keeps its first block (a rollback
+  // clears the first blocks of the orphaned branch, write-history.ts)
   await db.query(
-    `INSERT INTO tokens (chain_id, address, type)
-     SELECT $1, decode(u.address, 'hex'), u.type FROM unnest($2::text[], $3::text[]) AS u(address, type)
-     ON CONFLICT (chain_id, address) DO NOTHING`,
-    [chainId, [...tokens.keys()].map((a) => a.slice(2)), [...tokens.values()]],
+    `INSERT INTO tokens AS t (chain_id, address, type, first_block)
+     SELECT $1, decode(u.address, 'hex'), u.type, u.first_block FROM unnest($2::text[], $3::text[], $4::bigint[]) AS u(address, type, first_block)
+     ON CONFLICT (chain_id, address) DO UPDATE SET first_block = excluded.first_block WHERE t.first_block IS NULL`,
+    [chainId, addresses.map((a) => a.slice(2)), [...tokens.values()], addresses.map((a) => (firstBlock.get(a) ?? 0n).toString())],
   );
 }
 
@@ -39,10 +43,12 @@ export interface BatchExtras {
  */
 export async function writeBatch(db: Database, chainId: number, batch: IndexBatch, extras: BatchExtras = {}): Promise<void> {
   await db.transaction(async (tx) => {
-    await insertNewTokens(tx, chainId, batch.tokens);
+    await insertNewTokens(tx, chainId, batch.tokens, batch.tokenFirstBlock);
     await upsertBlocks(tx, batch.blocks);
     await upsertUncles(tx, batch.uncles);
     const negative = await applyBalanceDeltas(tx, chainId, batch.to, batch.deltas);
+    // before the reconciled values are set: the per-block values derive from the event deltas
+    await recordHistory(tx, chainId, batch.history);
     await settleBalances(tx, chainId, negative, extras.reconciled ?? []);
     await recordBalanceChanges(tx, chainId, batch.blockDeltas);
     await addUncheckedAddresses(tx, chainId, extras.addresses ?? [...batch.addresses]);
@@ -52,6 +58,7 @@ export async function writeBatch(db: Database, chainId: number, batch: IndexBatc
     }
     await updateChangesFrom(tx, chainId, batch);
     if (extras.sweep !== undefined) await setSweepPosition(tx, chainId, extras.sweep);
+    await startHistory(tx, chainId, batch.from);
     await setIndexedBlock(tx, chainId, batch.to);
   });
 }
@@ -78,5 +85,13 @@ export async function pruneRecordedChanges(db: Database, chainId: number, below:
     await pruneBalanceChanges(tx, chainId, below);
     const from = await changesFrom(tx, chainId);
     if (from !== null && from < below) await setChangesFrom(tx, chainId, below);
+  });
+}
+
+/** Prunes history below the horizon in one transaction, unless it already starts there. */
+export async function pruneHistory(db: Database, chainId: number, horizon: bigint): Promise<void> {
+  await db.transaction(async (tx) => {
+    const from = await historyFrom(tx, chainId);
+    if (from === null || from < horizon) await pruneHistoryBelow(tx, chainId, horizon);
   });
 }

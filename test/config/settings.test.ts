@@ -62,6 +62,7 @@ const SAMPLES: Record<string, Sample> = {
   },
   startBlock: { flag: '11', env: '12', file: 13, expect: { flag: 11n, env: 12n, file: 13n, none: 0n }, read: (c) => chain(c).startBlock },
   reorgWindow: { flag: '21', env: '22', file: 23, expect: { flag: 21, env: 22, file: 23, none: 64 }, read: (c) => chain(c).reorgWindow },
+  historyFromBlock: { flag: '31', env: '32', file: 33, expect: { flag: 31n, env: 32n, file: 33n, none: null }, read: (c) => chain(c).historyFromBlock },
   pollIntervalMs: { env: '300', file: 400, expect: { env: 300, file: 400, none: 1_000 }, read: (c) => chain(c).pollIntervalMs },
   elasticity: { file: 6, expect: { file: 6, none: 2 }, read: (c) => chain(c).elasticity },
   rebasingTokens: { file: [A1.toUpperCase().replace('0X', '0x')], expect: { file: [A1], none: [] }, read: (c) => chain(c).rebasingTokens },

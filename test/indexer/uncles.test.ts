@@ -218,7 +218,9 @@ function batchOf(blocks: BlockRow[], uncles: BlockRow[]): IndexBatch {
     deltas: [],
     recordedFrom: null,
     blockDeltas: [],
+    history: [],
     tokens: new Map(),
+    tokenFirstBlock: new Map(),
     addresses: new Set(),
   };
 }

@@ -7,6 +7,8 @@ import * as blockChainFields from './006_block_chain_fields.js';
 import * as indexerHealth from './008_indexer_health.js';
 import * as unclesAndRebasing from './009_uncles_and_rebasing.js';
 import * as blockBlobs from './010_block_blobs.js';
+import * as balanceHistory from './015_balance_history.js';
+import * as holderSnapshots from './016_holder_snapshots.js';
 import * as holdingsByHolder from './017_holdings_by_holder.js';
 import * as blocksByTimestamp from './018_blocks_by_timestamp.js';
 import * as addressLabelsAndAccounts from './013_address_labels_and_accounts.js';
@@ -27,4 +29,6 @@ export const migrations: ReadonlyArray<{ id: string; sql: string }> = [
   { id: '018_blocks_by_timestamp', sql: blocksByTimestamp.sql },
   { id: '013_address_labels_and_accounts', sql: addressLabelsAndAccounts.sql },
   { id: '014_ens_names', sql: ensNames.sql },
+  { id: '015_balance_history', sql: balanceHistory.sql },
+  { id: '016_holder_snapshots', sql: holderSnapshots.sql },
 ];

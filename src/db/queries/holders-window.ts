@@ -1,7 +1,7 @@
 import type { Queryable } from '../client.js';
 import type { Hex } from '../rows.js';
 import { fromHexText, toBytea } from '../hex.js';
-import { PAGE_FILTER } from './holders.js';
+import { holdersSourceSql, type HoldersSource } from './holders.js';
 
 export interface HolderBalance {
   holder: Hex;
@@ -15,6 +15,7 @@ export interface HoldersWindowParams {
   limit: number;
   /** desc: richest first (the keyset endpoint's order); asc: the reverse */
   sort: 'asc' | 'desc';
+  source?: HoldersSource;
 }
 
 /**
@@ -24,12 +25,14 @@ export interface HoldersWindowParams {
  */
 export function holdersWindowQuery(params: HoldersWindowParams) {
   const dir = params.sort === 'asc' ? 'ASC' : 'DESC';
+  const args: unknown[] = [params.chainId, toBytea(params.token), params.limit, params.offset];
+  const { from, where } = holdersSourceSql(params.source, args);
   const text = `SELECT encode(b.holder, 'hex') AS holder, b.value::text AS value
-     FROM token_balances b
-     WHERE ${PAGE_FILTER}
+     FROM ${from}
+     WHERE ${where}
      ORDER BY b.value ${dir}, b.holder ${dir}, b.token_id ${dir}
      LIMIT $3 OFFSET $4`;
-  return { text, args: [params.chainId, toBytea(params.token), params.limit, params.offset] };
+  return { text, args };
 }
 
 export async function holdersWindow(db: Queryable, params: HoldersWindowParams): Promise<HolderBalance[]> {

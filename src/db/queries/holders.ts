@@ -50,29 +50,53 @@ export async function findToken(db: Queryable, chainId: number, token: Hex): Pro
 export const PAGE_FILTER = `b.chain_id = $1 AND b.token = $2 AND b.value > 0
   AND b.holder <> '\\x0000000000000000000000000000000000000000'::bytea`;
 
+/** Where a list's rows come from: the live balances, or the materialized snapshot at a past block (holder-snapshots.ts). */
+export type HoldersSource = { kind: 'live' } | { kind: 'snapshot'; block: bigint };
+
+/**
+ * FROM and WHERE of a holders list over `source`, $1 chain and $2 token; a snapshot's block is
+ * appended to `args`. Both read an index in (value DESC, holder DESC, token_id DESC) order.
+ */
+export function holdersSourceSql(source: HoldersSource | undefined, args: unknown[]): { from: string; where: string } {
+  if (source === undefined || source.kind === 'live') return { from: 'token_balances b', where: PAGE_FILTER };
+  args.push(source.block.toString());
+  // snapshot rows are positive and never the zero address: no filter step either
+  return { from: 'holder_snapshot_rows b', where: `b.chain_id = $1 AND b.token = $2 AND b.block_number = $${args.length}` };
+}
+
+export interface HoldersPageParams {
+  chainId: number;
+  token: Hex;
+  after: HoldersCursor | null;
+  limit: number;
+  source?: HoldersSource;
+}
+
 /**
  * The page statement, exported so tests can EXPLAIN exactly what the API runs. It also reads
  * the token's type (an uncorrelated subquery, evaluated once), so a page that has rows needs
  * no second round trip to know the token exists and whether its cursor carries a token id.
  */
-export function holdersPageQuery(params: { chainId: number; token: Hex; after: HoldersCursor | null; limit: number }) {
+export function holdersPageQuery(params: HoldersPageParams) {
   const args: unknown[] = [params.chainId, toBytea(params.token), params.limit];
+  const { from, where } = holdersSourceSql(params.source, args);
   let keyset = '';
   if (params.after) {
+    const at = args.length;
     args.push(params.after.value.toString(), toBytea(params.after.holder));
     if (params.after.tokenId !== undefined) {
       args.push(params.after.tokenId.toString());
-      keyset = 'AND (b.value, b.holder, b.token_id) < ($4::numeric, $5::bytea, $6::numeric)';
+      keyset = `AND (b.value, b.holder, b.token_id) < ($${at + 1}::numeric, $${at + 2}::bytea, $${at + 3}::numeric)`;
     } else {
-      keyset = 'AND (b.value, b.holder) < ($4::numeric, $5::bytea)';
+      keyset = `AND (b.value, b.holder) < ($${at + 1}::numeric, $${at + 2}::bytea)`;
     }
   }
   const text = `SELECT encode(b.holder, 'hex') AS holder, b.token_id::text AS token_id, b.value::text AS value,
             (SELECT t.type FROM tokens t WHERE t.chain_id = $1 AND t.address = $2) AS token_type,
             ${addressSelectColumns}
-     FROM token_balances b
+     FROM ${from}
      ${addressLateralJoin('b.holder', '$1')}
-     WHERE ${PAGE_FILTER} ${keyset}
+     WHERE ${where} ${keyset}
      ORDER BY b.value DESC, b.holder DESC, b.token_id DESC
      LIMIT $3`;
   return { text, args };
@@ -89,10 +113,7 @@ export interface HoldersPage {
  * index order, whatever the depth. Only an empty page costs a second statement, to tell an
  * unknown token from a page past the end.
  */
-export async function holdersPage(
-  db: Queryable,
-  params: { chainId: number; token: Hex; after: HoldersCursor | null; limit: number },
-): Promise<HoldersPage> {
+export async function holdersPage(db: Queryable, params: HoldersPageParams): Promise<HoldersPage> {
   const { text, args } = holdersPageQuery(params);
   const rows = await db.query<{ holder: string; token_id: string | null; value: string; token_type: TokenType | null } & AddressRowColumns>(
     text,

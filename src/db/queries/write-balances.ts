@@ -2,6 +2,7 @@ import type { Queryable } from '../client.js';
 import type { BalanceRow, Hex } from '../rows.js';
 import { fromHexText, hexArray } from '../hex.js';
 import { refreshHolderCounts } from './write-tokens.js';
+import { recordHistoryValues } from './write-history.js';
 
 /** Net change of one (token, holder, token_id) balance over a batch of blocks. */
 export interface BalanceDelta {
@@ -108,6 +109,7 @@ export async function setBalances(db: Queryable, chainId: number, rows: readonly
       rows.map((r) => r.blockNumber.toString()),
     ],
   );
+  await recordHistoryValues(db, chainId, rows);
   await recountMultiTokenHolders(db, chainId, [...new Set(rows.filter((r) => r.tokenId !== null).map((r) => r.token))]);
 }
 

@@ -1,6 +1,7 @@
 import type { Queryable } from '../client.js';
 import type { BalanceRow, TokenRow } from '../rows.js';
 import { hexArray } from '../hex.js';
+import { recordHistoryValues } from './write-history.js';
 
 /** Inserts tokens; metadata already known is kept when a later lookup returns nothing. */
 export async function upsertTokens(db: Queryable, tokens: readonly TokenRow[]): Promise<void> {
@@ -44,6 +45,8 @@ export async function putBalances(db: Queryable, balances: readonly BalanceRow[]
       balances.map((b) => b.blockNumber.toString()),
     ],
   );
+  // (seeding and deep-reorg resets: one chain per call, as every caller writes)
+  await recordHistoryValues(db, balances[0]!.chainId, balances);
   await refreshHolderCounts(db, balances[0]!.chainId, [...new Set(balances.map((b) => b.token))]);
 }
 

@@ -1,0 +1,137 @@
+/**
+ * Balance history against a real anvil, on both engines: at past blocks of a chain with
+ * transfers, mints, burns, ERC-721 moves, ERC-1155 batches and WETH deposits/withdrawals, every
+ * holder of every token in our snapshot equals the token's balanceOf at that block on the node,
+ * holder counts equal the non-zero holders there, a fungible token's total its totalSupply();
+ * after a reorg the snapshots above the fork point follow the new branch; the horizon prunes
+ * what lies below it and keeps the balances at it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contracts } from '../../src/devnet/artifacts.js';
+import { generateActivity } from '../../src/devnet/scenario.js';
+import { holdersPage } from '../../src/db/queries/holders.js';
+import { balanceAt, snapshotAt } from '../../src/db/queries/holder-snapshots.js';
+import { pruneHistory } from '../../src/indexer/write-batch.js';
+import type { Database } from '../../src/db/client.js';
+import type { Hex } from '../../src/db/rows.js';
+import { startTestNode, type TestNode } from '../support/anvil.js';
+import { availableEngines, freshDatabase } from '../support/databases.js';
+import { DEVNET_CHAIN_ID as CHAIN, startIndexer, type RunningIndexer } from '../support/indexer-harness.js';
+import { holdingKey, sortedEntries, truthClient } from '../support/ground-truth.js';
+import { buildHistoryChain, spreadBlocks, totalSupplyAt, truthAt, type HistoryChain } from '../support/history-truth.js';
+
+async function tokensOf(db: Database): Promise<Array<{ token: Hex; type: string }>> {
+  const rows = await db.query<{ token: string; type: string }>("SELECT '0x' || encode(address, 'hex') AS token, type FROM tokens WHERE chain_id = $1", [CHAIN]);
+  return rows.map((r) => ({ token: r.token as Hex, type: r.type }));
+}
+
+/** Our snapshot of every token at `block`: holding key → value, token → holders, token → total. */
+async function servedAt(db: Database, block: bigint) {
+  const balances = new Map<string, bigint>();
+  const counts = new Map<string, number>();
+  const totals = new Map<string, bigint>();
+  for (const { token } of await tokensOf(db)) {
+    const first = (await db.query<{ f: string | null }>('SELECT first_block::text AS f FROM tokens WHERE chain_id = $1 AND address = $2', [CHAIN, Buffer.from(token.slice(2), 'hex')]))[0]!.f;
+    if (first === null || BigInt(first) > block) continue;
+    const summary = await snapshotAt(db, CHAIN, token, block);
+    const page = await holdersPage(db, { chainId: CHAIN, token, after: null, limit: 10_000, source: { kind: 'snapshot', block } });
+    for (const h of page.holders) balances.set(holdingKey({ token, holder: h.address.hash, tokenId: h.tokenId }), h.value);
+    expect(BigInt(page.holders.length)).toBe(summary.rowCount);
+    if (summary.holderCount > 0n) counts.set(token, Number(summary.holderCount));
+    totals.set(token, summary.total);
+  }
+  return { balances, counts, totals };
+}
+
+describe.each(await availableEngines())('balance history on %s', (engine) => {
+  let node: TestNode;
+  let truth: ReturnType<typeof truthClient>;
+  let chain: HistoryChain;
+  let database: Awaited<ReturnType<typeof freshDatabase>>;
+  let run: RunningIndexer;
+  let head: bigint;
+
+  beforeAll(async () => {
+    [node, database] = await Promise.all([startTestNode(), freshDatabase(engine)]);
+    truth = truthClient(node.url);
+    chain = await buildHistoryChain(node, 'history');
+    run = await startIndexer(database.db, node.url, { indexer: { minBatchBlocks: 3, maxBatchBlocks: 7 } });
+    head = await run.caughtUp();
+  }, 180_000);
+  afterAll(async () => {
+    await run?.stop();
+    await database?.drop();
+    await node?.stop();
+  });
+
+  it('serves at six past blocks exactly what the node reports at each', async () => {
+    const blocks = spreadBlocks(3n, head - 1n, 6);
+    expect(blocks.length).toBe(6);
+    for (const block of blocks) {
+      const ours = await servedAt(database.db, block);
+      const node = await truthAt(truth, block);
+      expect(sortedEntries(ours.balances), `balances at ${block}`).toEqual(sortedEntries(node.balances));
+      expect(sortedEntries(ours.counts), `holder counts at ${block}`).toEqual(sortedEntries(node.holderCounts));
+      for (const token of [chain.scenario.erc20, chain.scenario.weth, chain.burnable]) {
+        const key = token.toLowerCase();
+        if (ours.totals.has(key)) expect(ours.totals.get(key), `total of ${token} at ${block}`).toBe(await totalSupplyAt(truth, token, block));
+      }
+    }
+  });
+
+  it('answers one balance at any block as balanceOf at that block does', async () => {
+    const holders = chain.scenario.holders.slice(0, 6);
+    for (const block of spreadBlocks(1n, head, 5)) {
+      for (const holder of holders) {
+        for (const token of [chain.scenario.erc20, chain.scenario.weth, chain.burnable, chain.scenario.erc721]) {
+          const expected = await truth
+            .readContract({ address: token, abi: contracts.TestERC20.abi, functionName: 'balanceOf', args: [holder], blockNumber: block })
+            .catch(() => 0n);
+          expect(await balanceAt(database.db, CHAIN, token.toLowerCase() as Hex, holder.toLowerCase() as Hex, null, block), `${token} ${holder} at ${block}`).toBe(expected);
+        }
+      }
+    }
+  });
+
+  it('follows a reorg: a snapshot taken on the old branch is rebuilt from the new one', async () => {
+    const base = await node.public.getBlockNumber();
+    const saved = await node.snapshot();
+    await generateActivity(node, chain.scenario, { maxBlocks: 3, blocksPerSecond: 1_000, txsPerBlock: 6, seed: 'reorg:old' }).done;
+    const oldTip = await run.caughtUp();
+    const at = base + 2n;
+    const before = await servedAt(database.db, at);
+    expect(sortedEntries(before.balances)).toEqual(sortedEntries((await truthAt(truth, at)).balances));
+
+    expect(await node.revert(saved)).toBe(true);
+    await generateActivity(node, chain.scenario, { maxBlocks: 4, blocksPerSecond: 1_000, txsPerBlock: 6, seed: 'reorg:new' }).done;
+    const newTip = await run.caughtUp();
+    expect(newTip).toBeGreaterThan(oldTip);
+    const after = await servedAt(database.db, at);
+    const nodeNow = await truthAt(truth, at);
+    expect(sortedEntries(after.balances)).toEqual(sortedEntries(nodeNow.balances));
+    expect(sortedEntries(after.counts)).toEqual(sortedEntries(nodeNow.holderCounts));
+    // the branches differ at that block, so the check above could tell them apart
+    expect(sortedEntries(after.balances)).not.toEqual(sortedEntries(before.balances));
+    // no history row of an orphaned block is left
+    const stray = await database.db.query(
+      `SELECT 1 FROM balance_history h WHERE h.chain_id = $1 AND h.block_number > $2
+         AND NOT EXISTS (SELECT 1 FROM blocks b WHERE b.chain_id = h.chain_id AND b.number = h.block_number AND b.consensus)`,
+      [CHAIN, base.toString()],
+    );
+    expect(stray).toEqual([]);
+  });
+
+  it('prunes below the horizon and still answers at and above it', async () => {
+    const tip = await run.caughtUp();
+    const horizon = tip - 6n;
+    const rowsBefore = Number((await database.db.query<{ n: string }>('SELECT count(*)::text AS n FROM balance_history'))[0]!.n);
+    await pruneHistory(database.db, CHAIN, horizon);
+    const rowsAfter = Number((await database.db.query<{ n: string }>('SELECT count(*)::text AS n FROM balance_history'))[0]!.n);
+    expect(rowsAfter).toBeLessThan(rowsBefore);
+    expect((await database.db.query<{ f: string }>('SELECT history_from::text AS f FROM chains WHERE chain_id = $1', [CHAIN]))[0]!.f).toBe(horizon.toString());
+    for (const block of [horizon, horizon + 3n, tip]) {
+      const ours = await servedAt(database.db, block);
+      expect(sortedEntries(ours.balances), `balances at ${block}`).toEqual(sortedEntries((await truthAt(truth, block)).balances));
+    }
+  });
+});
