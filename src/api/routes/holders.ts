@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import type { Queryable } from '../../db/client.js';
+import type { Database } from '../../db/client.js';
 import type { Hex } from '../../db/rows.js';
-import { findToken, holdersPage, type HoldersCursor } from '../../db/queries/holders.js';
+import { findToken, holdersPage, type HoldersCursor, type HoldersSource } from '../../db/queries/holders.js';
 import { ChainParams, errorResponses } from '../schemas/common.js';
 import { HoldersPage, HoldersQuery } from '../schemas/holders.js';
 import { holderView, holdersNextPageParams } from '../views/holder.js';
-import { notFound } from '../http-error.js';
+import { InvalidParameterError, notFound } from '../http-error.js';
+import { pastBlockDetail, pastBlockHolders } from '../past-block.js';
 
 const DEFAULT_PAGE_SIZE = 50;
 
@@ -29,7 +30,21 @@ function readCursor(q: HoldersQuery): Cursor {
   };
 }
 
-export function holdersRoute(app: FastifyInstance, db: Queryable): void {
+/**
+ * Where the list is read: the live balances, or with `block_number` the token's snapshot at that
+ * block (built on first use). Refused as the reference refuses a bad parameter (422) above the
+ * indexed block or below the kept history; a token that did not exist yet is a 404.
+ */
+async function sourceOf(db: Database, chainId: number, token: Hex, blockNumber: number | undefined): Promise<HoldersSource> {
+  if (blockNumber === undefined) return { kind: 'live' };
+  const block = BigInt(blockNumber);
+  const past = await pastBlockHolders(db, chainId, token, block);
+  if (past.ok) return { kind: 'snapshot', block };
+  if (past.refusal === 'no-token') throw notFound();
+  throw new InvalidParameterError([{ param: 'block_number', detail: pastBlockDetail(block, past) }]);
+}
+
+export function holdersRoute(app: FastifyInstance, db: Database): void {
   app.get<{ Params: ChainParams; Querystring: HoldersQuery }>(
     '/:chain_id/api/v2/tokens/:address_hash_param/holders',
     {
@@ -37,7 +52,7 @@ export function holdersRoute(app: FastifyInstance, db: Queryable): void {
       schema: {
         summary: 'Holders of a token, largest balance first',
         description:
-          'Keyset paging: pass back next_page_params as query parameters. For ERC-1155 tokens next_page_params also carries token_id, so no row is skipped at a page boundary.',
+          'Keyset paging: pass back next_page_params as query parameters. For ERC-1155 tokens next_page_params also carries token_id, so no row is skipped at a page boundary. With block_number, the holders and balances as of the end of that block; next_page_params carries it, so every page is of the same snapshot.',
         tags: ['tokens'],
         params: ChainParams,
         querystring: HoldersQuery,
@@ -48,6 +63,7 @@ export function holdersRoute(app: FastifyInstance, db: Queryable): void {
       const chainId = request.chain.chainId;
       const token = request.params.address_hash_param.toLowerCase() as Hex;
       const position = readCursor(request.query);
+      const source = await sourceOf(db, chainId, token, request.query.block_number);
       if (position.kind === 'null-value') {
         if (!(await findToken(db, chainId, token))) throw notFound();
         return { items: [], next_page_params: null };
@@ -59,6 +75,7 @@ export function holdersRoute(app: FastifyInstance, db: Queryable): void {
         token,
         after: position.kind === 'after' ? position.cursor : null,
         limit: size + 1,
+        source,
       });
       if (page.tokenType === null) throw notFound();
       const items = page.holders.slice(0, size);
@@ -67,7 +84,7 @@ export function holdersRoute(app: FastifyInstance, db: Queryable): void {
         items: items.map(holderView),
         next_page_params:
           page.holders.length > size && last
-            ? holdersNextPageParams(last, size, page.tokenType === 'ERC-1155', request.query.key)
+            ? holdersNextPageParams(last, size, page.tokenType === 'ERC-1155', request.query.key, request.query.block_number)
             : null,
       };
     },

@@ -1,29 +1,44 @@
 import type { FastifyInstance } from 'fastify';
-import type { Queryable } from '../../db/client.js';
+import type { Database } from '../../db/client.js';
 import type { Hex } from '../../db/rows.js';
 import { findToken } from '../../db/queries/holders.js';
-import { ChainParams, errorResponses, KeyOnlyQuery } from '../schemas/common.js';
-import { TokenCounters } from '../schemas/tokens.js';
-import { notFound } from '../http-error.js';
+import { ChainParams, errorResponses } from '../schemas/common.js';
+import { TokenCounters, TokenCountersQuery } from '../schemas/tokens.js';
+import { InvalidParameterError, notFound } from '../http-error.js';
+import { pastBlockDetail, pastBlockHolders } from '../past-block.js';
 
 /**
  * The reference's token counters, so clients (the CLI export's progress bar) learn the holder
- * count without walking the list. Transfers are not stored, hence null.
+ * count without walking the list. Transfers are not stored, hence null. With `block_number`:
+ * the holder count at that block, and an ERC-20's total supply there (the sum of its balances),
+ * from the token's snapshot at that block, refused as the holders list refuses it.
  */
-export function tokenCountersRoute(app: FastifyInstance, db: Queryable): void {
-  app.get<{ Params: ChainParams; Querystring: KeyOnlyQuery }>(
+export function tokenCountersRoute(app: FastifyInstance, db: Database): void {
+  app.get<{ Params: ChainParams; Querystring: TokenCountersQuery }>(
     '/:chain_id/api/v2/tokens/:address_hash_param/counters',
     {
       schema: {
         summary: 'Holder count of a token',
         tags: ['tokens'],
         params: ChainParams,
-        querystring: KeyOnlyQuery,
+        querystring: TokenCountersQuery,
         response: { 200: TokenCounters, ...errorResponses },
       },
     },
     async (request) => {
-      const token = await findToken(db, request.chain.chainId, request.params.address_hash_param.toLowerCase() as Hex);
+      const address = request.params.address_hash_param.toLowerCase() as Hex;
+      if (request.query.block_number !== undefined) {
+        const block = BigInt(request.query.block_number);
+        const past = await pastBlockHolders(db, request.chain.chainId, address, block);
+        if (!past.ok && past.refusal === 'no-token') throw notFound();
+        if (!past.ok) throw new InvalidParameterError([{ param: 'block_number', detail: pastBlockDetail(block, past) }]);
+        return {
+          token_holders_count: past.snapshot.holderCount.toString(),
+          transfers_count: null,
+          ...(past.tokenType === 'ERC-20' ? { total_supply: past.snapshot.total.toString() } : {}),
+        };
+      }
+      const token = await findToken(db, request.chain.chainId, address);
       if (!token) throw notFound();
       return { token_holders_count: token.holderCount.toString(), transfers_count: null };
     },

@@ -1,5 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AuthQuery, Hash, Nullable } from './common.js';
+
+/** A past block to answer at (issue 13): balances as of the end of that block. */
+export const BlockNumberParam = Type.Integer({
+  minimum: 0,
+  maximum: Number.MAX_SAFE_INTEGER,
+  description: 'answer as of the end of this block (at most the indexed block, at least where the kept history starts)',
+});
 import { AddressRef } from './address.js';
 
 export const HoldersQuery = Type.Object(
@@ -13,6 +20,7 @@ export const HoldersQuery = Type.Object(
     token_id: Type.Optional(
       Type.String({ pattern: '^(0|[1-9][0-9]*)$', maxLength: 78, description: 'ERC-1155 only: third paging value' }),
     ),
+    block_number: Type.Optional(BlockNumberParam),
   },
   { additionalProperties: false },
 );
@@ -33,6 +41,7 @@ export const HoldersPage = Type.Object(
         items_count: Type.Integer(),
         value: Type.String(),
         token_id: Type.Optional(Type.String()),
+        block_number: Type.Optional(Type.Integer({ description: 'present when the list is at a past block: the next page stays on it' })),
         key: Type.Optional(Type.String()),
       }),
     ),

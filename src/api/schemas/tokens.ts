@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable } from './common.js';
+import { AuthQuery, Nullable } from './common.js';
+import { BlockNumberParam } from './holders.js';
 
 /**
  * The reference's token object, field for field (its recorded response has all thirteen): big
@@ -26,9 +27,16 @@ export const TokenObject = Type.Object(
 );
 export type TokenObject = Static<typeof TokenObject>;
 
-/** The reference's token counters. */
+/** The reference's token counters; total_supply only at a past block, for an ERC-20 (ours). */
 export const TokenCounters = Type.Object({
   token_holders_count: Type.String(),
   transfers_count: Nullable(Type.String({ description: 'not counted here: always null' })),
+  total_supply: Type.Optional(Type.String({ description: 'with block_number, ERC-20 only: the sum of all balances at that block (its total supply for a standard token)' })),
 });
+
+export const TokenCountersQuery = Type.Object(
+  { apikey: AuthQuery.apikey, key: AuthQuery.key, block_number: Type.Optional(BlockNumberParam) },
+  { additionalProperties: false },
+);
+export type TokenCountersQuery = Static<typeof TokenCountersQuery>;
 export type TokenCounters = Static<typeof TokenCounters>;

@@ -9,18 +9,20 @@ export function holderView(item: HolderItem) {
   };
 }
 
-/** Where the next page starts: the last item's keyset, plus token_id where (value, holder) repeats. */
+/** Where the next page starts: the last item's keyset, plus token_id where (value, holder) repeats, and the past block the list is at. */
 export function holdersNextPageParams(
   last: HolderItem,
   itemsCount: number,
   withTokenId: boolean,
   key: string | undefined,
+  blockNumber?: number,
 ) {
   return {
     address_hash: last.address.hash,
     items_count: itemsCount,
     value: last.value.toString(),
     ...(withTokenId && last.tokenId !== null ? { token_id: last.tokenId.toString() } : {}),
+    ...(blockNumber !== undefined ? { block_number: blockNumber } : {}),
     ...(key !== undefined ? { key } : {}),
   };
 }
