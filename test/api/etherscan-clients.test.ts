@@ -204,6 +204,41 @@ describe.each(await availableEngines())('Etherscan clients against a real server
       }
     });
 
+    it('tokenbalancehistory, and tokenholderlist / tokenholdercount with blockno (ethers): balanceOf at each past block', async () => {
+      const { ethers } = clients();
+      const blocks = [1n, t.head / 3n, (2n * t.head) / 3n, t.head - 1n];
+      for (const block of blocks) {
+        for (const token of [scenario.erc20, scenario.weth, minted, scenario.erc721]) {
+          for (const holder of scenario.holders.slice(0, 5)) {
+            // a token not deployed yet at the block answers nothing: balance 0
+            const expected = await truth
+              .readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [holder], blockNumber: block })
+              .catch(() => 0n);
+            expect(await ethers.fetch('account', { action: 'tokenbalancehistory', contractaddress: token, address: holder, blockno: block }), `${token} ${holder} at ${block}`).toBe(
+              expected.toString(),
+            );
+          }
+        }
+        const atBlock = { head: block, balances: await nodeBalances(truth, block), blocks: [] };
+        for (const token of [scenario.erc20, scenario.erc721]) {
+          const expected = holdersOf(atBlock, token).map((h) => ({ TokenHolderAddress: h.holder, TokenHolderQuantity: h.value.toString() }));
+          const pages: unknown[] = [];
+          for (let page = 1; ; page++) {
+            const rows = (await ethers.fetch('token', { action: 'tokenholderlist', contractaddress: token, page, offset: 4, blockno: block })) as unknown[];
+            if (rows.length === 0) break;
+            pages.push(...rows);
+          }
+          expect(pages, `${token} at ${block}`).toEqual(expected);
+          expect(await ethers.fetch('token', { action: 'tokenholdercount', contractaddress: token, blockno: block })).toBe(String(expected.length));
+        }
+      }
+      const beyond = { action: 'tokenbalancehistory', contractaddress: scenario.erc20, address: scenario.holders[0]!, blockno: t.head + 1n };
+      await expect(ethers.fetch('account', beyond)).rejects.toThrow('Error! Block number beyond the indexed block');
+      await expect(ethers.fetch('token', { action: 'tokenholderlist', contractaddress: scenario.erc20, blockno: t.head + 1n })).rejects.toThrow(
+        'Error! Block number beyond the indexed block',
+      );
+    });
+
     it('addresstokenbalance and addresstokennftbalance (ethers): the holdings balanceOf shows, by token address', async () => {
       const { ethers } = clients();
       const erc20s = [scenario.erc20, scenario.weth, scenario.proxy, scenario.clone, minted];

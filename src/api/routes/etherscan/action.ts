@@ -1,9 +1,9 @@
-import type { Queryable } from '../../../db/client.js';
+import type { Database } from '../../../db/client.js';
 import type { Envelope } from './envelope.js';
 import type { EtherscanQuery } from './params.js';
 
 export interface ActionContext {
-  db: Queryable;
+  db: Database;
   chainId: number;
   /** the query, every name lowercased */
   query: EtherscanQuery;

@@ -1,6 +1,7 @@
 import type { EtherscanAction } from './action.js';
 import { minedBlocks } from './mined-blocks.js';
 import { tokenBalance } from './token-balance.js';
+import { tokenBalanceHistory } from './token-balance-history.js';
 import { addressTokenBalance } from './address-token-balance.js';
 import { addressNftBalance } from './address-nft-balance.js';
 import { tokenHolderList } from './token-holder-list.js';
@@ -14,6 +15,7 @@ import { blockByTime } from './block-by-time.js';
 export const ACTIONS: readonly EtherscanAction[] = [
   minedBlocks,
   tokenBalance,
+  tokenBalanceHistory,
   addressTokenBalance,
   addressNftBalance,
   tokenHolderList,
@@ -30,10 +32,10 @@ export const ACTIONS: readonly EtherscanAction[] = [
  */
 export const UNSUPPORTED: Readonly<Record<string, { reason: string; actions: readonly string[] }>> = {
   account: {
-    reason: 'native balances, transactions, transfers and bridge data are not indexed; history per block is not kept',
+    reason: 'native balances, transactions, transfers and bridge data are not indexed',
     actions: [
       'balance', 'balancemulti', 'balancehistory', 'txlist', 'txlistinternal', 'tokentx', 'tokennfttx', 'token1155tx',
-      'tokenbalancehistory', 'addresstokennftinventory', 'txsBeaconWithdrawal', 'getdeposittxs', 'getwithdrawaltxs',
+      'addresstokennftinventory', 'txsBeaconWithdrawal', 'getdeposittxs', 'getwithdrawaltxs',
       'fundedby', 'txnbridge',
     ],
   },

@@ -35,6 +35,8 @@ export const TEXT = {
   sort: 'Error! Invalid sort order',
   blockNumber: 'Error! Invalid block number',
   blockNotFound: 'Error! Block not found',
+  historyBeyondIndex: 'Error! Block number beyond the indexed block',
+  historyPruned: 'Error! Block number below the kept balance history',
   timestamp: 'Error! Invalid timestamp',
   closest: 'Error! Invalid closest value',
   tag: 'Error! Invalid tag',

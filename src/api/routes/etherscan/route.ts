@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Queryable } from '../../../db/client.js';
+import type { Database } from '../../../db/client.js';
 import { MAX_PARAMETER_LENGTH } from '../../limits.js';
 import { ACTIONS, findAction } from './actions.js';
 import { EtherscanError, etherscanErrorHandler, TEXT } from './envelope.js';
@@ -46,7 +46,7 @@ const ROUTES = ['/:chain_id/api', '/v2/api', '/api'] as const;
  * `{"status":"0","message":"NOTOK","result":"<text>"}` with that API's texts, a query that
  * matches nothing status "0" with `result: []`, numbers as decimal strings.
  */
-export async function etherscanRoutes(app: FastifyInstance, db: Queryable): Promise<void> {
+export async function etherscanRoutes(app: FastifyInstance, db: Database): Promise<void> {
   await app.register(async (scope) => {
     scope.setErrorHandler(etherscanErrorHandler);
     for (const url of ROUTES) {

@@ -2,22 +2,35 @@ import { findToken } from '../../../db/queries/holders.js';
 import { holdersWindow } from '../../../db/queries/holders-window.js';
 import { EMPTY, noRecords, ok, TEXT } from './envelope.js';
 import { addressParam, pageWindow, PAGING_PARAMETERS } from './params.js';
+import { optionalBlockno, snapshotOrRefuse } from './past-block.js';
 import type { EtherscanAction } from './action.js';
+import type { HolderBalance } from '../../../db/queries/holders-window.js';
+
+const holderRow = (r: HolderBalance) => ({ TokenHolderAddress: r.holder, TokenHolderQuantity: r.value.toString() });
 
 /**
  * module=token&action=tokenholderlist: holders richest first, in the v2 list's order (ERC-1155:
  * one row per holder and token id, like that list). Any page may be read: each is one range
  * scan of token_balances_page that skips the rows before it, and a page past the token's
- * holder count is answered without one. An unknown token has no holders.
+ * holder count is answered without one. An unknown token has no holders. With `blockno`, the
+ * holders at that block, from the token's snapshot there (built on first use, then paged the
+ * same way).
  */
 export const tokenHolderList: EtherscanAction = {
   module: 'token',
   action: 'tokenholderlist',
   summary: "a token's holders and balances, richest first",
-  parameters: { contractaddress: 'the token', ...PAGING_PARAMETERS },
+  parameters: { contractaddress: 'the token', ...PAGING_PARAMETERS, blockno: 'optional: the holders at the end of this block' },
   async run({ db, chainId, query }) {
     const token = addressParam(query, 'contractaddress', TEXT.contractAddress);
     const window = pageWindow(query, { deep: true, sort: 'desc' });
+    const block = optionalBlockno(query);
+    if (block !== undefined) {
+      const past = await snapshotOrRefuse(db, chainId, token, block);
+      if (!past || BigInt(window.offset) >= past.snapshot.rowCount) return noRecords(EMPTY.records);
+      const rows = await holdersWindow(db, { chainId, token, ...window, source: { kind: 'snapshot', block } });
+      return ok(rows.map(holderRow));
+    }
     if (window.offset > 0) {
       const found = await findToken(db, chainId, token);
       // (an ERC-1155 token has a row per holder and id: its holder count bounds nothing)
@@ -25,6 +38,6 @@ export const tokenHolderList: EtherscanAction = {
     }
     const rows = await holdersWindow(db, { chainId, token, ...window });
     if (rows.length === 0) return noRecords(EMPTY.records);
-    return ok(rows.map((r) => ({ TokenHolderAddress: r.holder, TokenHolderQuantity: r.value.toString() })));
+    return ok(rows.map(holderRow));
   },
 };

@@ -1,0 +1,30 @@
+import type { Database } from '../../../db/client.js';
+import type { Hex } from '../../../db/rows.js';
+import { historyBounds } from '../../../db/queries/holder-snapshots.js';
+import { pastBlockHolders, type PastBlock } from '../../past-block.js';
+import { EtherscanError, TEXT } from './envelope.js';
+import { integerParam, type EtherscanQuery } from './params.js';
+
+/** `blockno` where an action takes one optionally: undefined when absent or empty (now). */
+export function optionalBlockno(query: EtherscanQuery): bigint | undefined {
+  return query.blockno === undefined || query.blockno === '' ? undefined : integerParam(query, 'blockno', TEXT.blockNumber);
+}
+
+function refuse(refusal: 'beyond-index' | 'below-history'): never {
+  throw new EtherscanError(refusal === 'beyond-index' ? TEXT.historyBeyondIndex : TEXT.historyPruned);
+}
+
+/** Whether history answers at `block` (refused with that API's envelope otherwise). */
+export async function checkHistoryBlock(db: Database, chainId: number, token: Hex, block: bigint): Promise<void> {
+  const bounds = await historyBounds(db, chainId, token);
+  if (bounds.indexed === null || block > bounds.indexed) refuse('beyond-index');
+  if (bounds.from === null || block < bounds.from) refuse('below-history');
+}
+
+/** The token's snapshot at `block`, null when there was no such token then; refusals thrown. */
+export async function snapshotOrRefuse(db: Database, chainId: number, token: Hex, block: bigint): Promise<Extract<PastBlock, { ok: true }> | null> {
+  const past = await pastBlockHolders(db, chainId, token, block);
+  if (past.ok) return past;
+  if (past.refusal === 'no-token') return null;
+  return refuse(past.refusal);
+}
