@@ -9,6 +9,8 @@ export interface ExportIdentity {
   chain: string;
   target: string;
   format: ExportFormat;
+  /** the past block of a holders export (--block); absent for today's list */
+  block?: string;
 }
 
 export interface StartPoint<Params> {
@@ -43,7 +45,13 @@ export async function resumePoint<Params>(options: {
 
   const state = readState<Params>(out);
   if (state) {
-    const recorded = { kind: state.kind, chain: state.chain, target: state.target.toLowerCase(), format: state.format };
+    const recorded = {
+      kind: state.kind,
+      chain: state.chain,
+      target: state.target.toLowerCase(),
+      format: state.format,
+      ...(state.block !== undefined ? { block: state.block } : {}),
+    };
     const wanted = { ...identity, target: identity.target.toLowerCase() };
     if (JSON.stringify(recorded) !== JSON.stringify(wanted)) {
       throw new Error(`${statePath(out)} belongs to another export (${JSON.stringify(recorded)}); use another --out or drop --resume`);

@@ -11,6 +11,8 @@ export interface ExportState<Params = unknown> {
   chain: string;
   target: string;
   format: string;
+  /** holders at a past block (--block), absent for today's list */
+  block?: string;
   bytes: number;
   items: number;
   next_page_params: Params | null;

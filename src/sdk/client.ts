@@ -24,7 +24,10 @@ export interface PageOptions<Params> {
   signal?: AbortSignal;
 }
 
-export type HoldersOptions = PageOptions<HoldersPageParams>;
+export type HoldersOptions = PageOptions<HoldersPageParams> & {
+  /** the holders as of the end of this block (the server's `block_number`); every page stays on it */
+  blockNumber?: number | bigint;
+};
 export type ValidatedBlocksOptions = PageOptions<BlocksPageParams>;
 
 export interface ExplorerClient {
@@ -51,8 +54,11 @@ export interface ExplorerClient {
    * `body.hash` names the non-consensus block.
    */
   block(chainId: number | string, numberOrHash: number | bigint | string, options?: { signal?: AbortSignal }): Promise<SingleBlock>;
-  /** The token's holder count (as a decimal string), e.g. for a progress total. */
-  tokenCounters(chainId: number | string, token: string, options?: { key?: string; signal?: AbortSignal }): Promise<TokenCounters>;
+  /**
+   * The token's holder count (as a decimal string), e.g. for a progress total; with
+   * `blockNumber`, at that block (and an ERC-20's `total_supply` there).
+   */
+  tokenCounters(chainId: number | string, token: string, options?: { key?: string; blockNumber?: number | bigint; signal?: AbortSignal }): Promise<TokenCounters>;
   /** This key's private tags and watchlist (on every chain), shown on address objects to this key only. */
   account: AccountApi;
 }
@@ -66,8 +72,15 @@ export function createExplorerClient(options: ExplorerClientOptions): ExplorerCl
   const http = createTransport(options);
   const segment = (hash: string) => encodeURIComponent(hash);
 
+  const blockQuery = (blockNumber: number | bigint | undefined) => (blockNumber === undefined ? undefined : blockNumber.toString());
+  // the first page names the block; next_page_params carries it on from there
   const holdersAt = (chainId: number | string, token: string, options: HoldersOptions, after: HoldersPageParams | undefined) =>
-    http.get<HoldersPage>(chainId, `/tokens/${segment(token)}/holders`, pageQuery(options, after), options.signal);
+    http.get<HoldersPage>(
+      chainId,
+      `/tokens/${segment(token)}/holders`,
+      { block_number: blockQuery(options.blockNumber), ...pageQuery(options, after) },
+      options.signal,
+    );
   const blocksAt = (
     chainId: number | string,
     address: string,
@@ -86,7 +99,12 @@ export function createExplorerClient(options: ExplorerClientOptions): ExplorerCl
     block: (chainId, numberOrHash, options = {}) =>
       http.get<SingleBlock>(chainId, `/blocks/${segment(String(numberOrHash))}`, {}, options.signal),
     tokenCounters: (chainId, token, options = {}) =>
-      http.get<TokenCounters>(chainId, `/tokens/${segment(token)}/counters`, { key: options.key }, options.signal),
+      http.get<TokenCounters>(
+        chainId,
+        `/tokens/${segment(token)}/counters`,
+        { key: options.key, block_number: blockQuery(options.blockNumber) },
+        options.signal,
+      ),
     account: accountApi(http),
   };
   return client;

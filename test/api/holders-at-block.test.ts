@@ -14,6 +14,12 @@ import { DEVNET_CHAIN_ID as CHAIN, startIndexer, type RunningIndexer } from '../
 import { holderCounts, servedBalances, sortedEntries, truthClient } from '../support/ground-truth.js';
 import { buildHistoryChain, spreadBlocks, totalSupplyAt, truthAt, type HistoryChain } from '../support/history-truth.js';
 import { pruneHistory } from '../../src/indexer/write-batch.js';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createExplorerClient } from '../../src/sdk/index.js';
+import { exportList } from '../../src/cli/commands/export.js';
+import { TEST_KEY } from '../support/api.js';
 
 const holdersPath = (token: string) => `/${CHAIN}/api/v2/tokens/${token}/holders`;
 
@@ -110,6 +116,39 @@ describe.each(await availableEngines())('holders at a past block on %s', (engine
     const atTip = await api.get(holdersPath(chain.scenario.erc20), { items_count: 50, block_number: tip.toString() });
     expect(live.body.next_page_params?.block_number).toBeUndefined();
     expect(atTip.body.items).toEqual(live.body.items);
+  });
+
+  it('the SDK and `explorer export --block` read the same snapshot: every holder at N as the node has it', async () => {
+    await api.app.listen({ host: '127.0.0.1', port: 0 });
+    const address = api.app.server.address();
+    if (address === null || typeof address === 'string') throw new Error('no TCP address');
+    const baseUrl = `http://127.0.0.1:${address.port}`;
+    const block = head - 5n;
+    const token = chain.scenario.erc1155;
+    const expected = new Map([...(await truthAt(truth, block)).balances].filter(([k]) => k.startsWith(`${token.toLowerCase()}|`)));
+    expect(expected.size).toBeGreaterThan(3);
+
+    const sdk = createExplorerClient({ baseUrl, apiKey: TEST_KEY });
+    const viaSdk = [];
+    for await (const item of sdk.iterateHolders(CHAIN, token, { blockNumber: block, itemsCount: 3 })) viaSdk.push(item);
+    expect(sortedEntries(servedBalances(token.toLowerCase(), viaSdk))).toEqual(sortedEntries(expected));
+    const counters = await sdk.tokenCounters(CHAIN, token, { blockNumber: block });
+    expect(counters.token_holders_count).toBe(String(holderCounts(expected).get(token.toLowerCase())));
+
+    const dir = mkdtempSync(join(tmpdir(), 'holders-at-block-'));
+    try {
+      const out = join(dir, 'snapshot.jsonl');
+      const result = await exportList('holders', { chain: String(CHAIN), target: token, url: baseUrl, apiKey: TEST_KEY, pageSize: 2, out, block });
+      expect(result.complete).toBe(true);
+      const exported = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      expect(sortedEntries(servedBalances(token.toLowerCase(), exported))).toEqual(sortedEntries(expected));
+      // a resume of this file at another block would mix two snapshots: refused
+      await expect(exportList('holders', { chain: String(CHAIN), target: token, url: baseUrl, apiKey: TEST_KEY, pageSize: 2, out, block: block - 1n, resume: true })).rejects.toThrow(
+        /belongs to another export/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses blocks it cannot answer: above the index 422, before the token 404, below the horizon 422', async () => {

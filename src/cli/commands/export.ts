@@ -16,6 +16,8 @@ export interface ExportCliOptions {
   apiKey?: string;
   key?: string;
   pageSize: number;
+  /** holders only: the holders at the end of this block */
+  block?: bigint;
 }
 
 export type ExportListName = 'holders' | 'blocks-validated';
@@ -37,7 +39,7 @@ const formatOf = (options: ExportCliOptions): ExportFormat =>
 /** The progress total: the token's holder count, when the server can say. */
 async function holdersTotal(client: ExplorerClient, options: ExportCliOptions, signal?: AbortSignal): Promise<number | null> {
   try {
-    const counters = await client.tokenCounters(options.chain, options.target, { key: options.key, signal });
+    const counters = await client.tokenCounters(options.chain, options.target, { key: options.key, blockNumber: options.block, signal });
     const n = Number(counters.token_holders_count);
     return Number.isFinite(n) ? n : null;
   } catch {
@@ -53,7 +55,13 @@ export async function exportList(list: ExportListName, options: ExportCliOptions
   if (options.resume && !options.out) throw new ConfigError('--resume needs --out (stdout cannot be resumed)');
   const client = createExplorerClient({ baseUrl: options.url, apiKey });
   const common = {
-    identity: { kind: list, chain: options.chain, target: options.target, format: formatOf(options) },
+    identity: {
+      kind: list,
+      chain: options.chain,
+      target: options.target,
+      format: formatOf(options),
+      ...(options.block !== undefined ? { block: options.block.toString() } : {}),
+    },
     out: options.out ?? null,
     resume: options.resume ?? false,
     itemsCount: options.pageSize,
@@ -66,9 +74,10 @@ export async function exportList(list: ExportListName, options: ExportCliOptions
       ...common,
       kind: holdersKind,
       total: await holdersTotal(client, options, hooks.signal),
-      pages: (after, signal) => client.holdersPages(options.chain, options.target, { ...page, after, signal }),
+      pages: (after, signal) => client.holdersPages(options.chain, options.target, { ...page, blockNumber: options.block, after, signal }),
     });
   }
+  if (options.block !== undefined) throw new ConfigError('--block applies to holders only');
   return runExport({
     ...common,
     kind: blocksKind,
@@ -77,8 +86,13 @@ export async function exportList(list: ExportListName, options: ExportCliOptions
   });
 }
 
+function blockArgument(value: string): bigint {
+  if (!/^[0-9]{1,16}$/.test(value)) throw new InvalidArgumentError('a block number');
+  return BigInt(value);
+}
+
 function subcommand(list: ExportListName, targetFlag: '--token' | '--address', targetHelp: string): Command {
-  return new Command(list)
+  const command = new Command(list)
     .description(`every ${list === 'holders' ? 'holder of a token' : 'block validated by an address'}, page by page over HTTP`)
     .requiredOption('--chain <id>', 'chain id', (v) => String(chainIdArgument(v)))
     .requiredOption(`${targetFlag} <0x…>`, targetHelp)
@@ -88,8 +102,9 @@ function subcommand(list: ExportListName, targetFlag: '--token' | '--address', t
     .option('--url <url>', 'explorer API base URL', DEFAULT_URL)
     .option('--api-key <key>', 'API key (default: $EXPLORER_API_KEY)')
     .option('--key <secret>', 'secret key for restricted addresses')
-    .option('--page-size <n>', 'items per request, 1 to 50', pageSize, 50)
-    .action(async (opts: Omit<ExportCliOptions, 'target'> & { token?: string; address?: string }) => {
+    .option('--page-size <n>', 'items per request, 1 to 50', pageSize, 50);
+  if (list === 'holders') command.option('--block <n>', 'the holders at the end of this block (a snapshot for airdrops, votes, audits)', blockArgument);
+  return command.action(async (opts: Omit<ExportCliOptions, 'target'> & { token?: string; address?: string }) => {
       const controller = new AbortController();
       const stop = () => controller.abort(new Error('interrupted'));
       process.once('SIGINT', stop);
