@@ -50,6 +50,8 @@ const PROXY = HOLDERS[0]!;
 const TAGGED = HOLDERS[2]!;
 const PROXY_PAGE_2 = HOLDERS[60]!;
 const MINER = addressOf(0, 'web-miner');
+// held the largest balance from block 5 to block 20 only (history, not the live list)
+const LEFT = addressOf(0, 'web-left');
 const BLOCKS = 60;
 
 /** Ground truth: the seeded balances in the API's order (value desc, address desc). */
@@ -153,6 +155,13 @@ describe.skipIf(!haveChromium && !process.env.CI)('web page in Chromium', () => 
       tag(MINER, 'public', 'validator', 'Validator One'),
     ]);
     await upsertBlocks(db, Array.from({ length: BLOCKS }, (_, i) => blockRow(CHAIN, i + 1, MINER)));
+    // history: every balance since block 1 (putBalances kept them there), and one holder who
+    // held the largest balance from block 5 and left at block 20: at block 10 there are 121
+    await db.query('UPDATE chains SET history_from = 1 WHERE chain_id = $1', [CHAIN]);
+    await db.query(
+      `INSERT INTO balance_history (chain_id, token, holder, token_id, block_number, value) VALUES ($1, $2, $3, NULL, 5, $4), ($1, $2, $3, NULL, 20, 0)`,
+      [CHAIN, Buffer.from(TOKEN.slice(2), 'hex'), Buffer.from(LEFT.slice(2), 'hex'), SUPPLY.toString()],
+    );
     await setIndexedBlock(db, CHAIN, BigInt(BLOCKS));
     await setHeadBlock(db, CHAIN, BigInt(BLOCKS + 2));
 
@@ -245,6 +254,30 @@ describe.skipIf(!haveChromium && !process.env.CI)('web page in Chromium', () => 
     await page.locator('#holders-page', { hasText: 'rows 1–50' }).waitFor();
     expectRowsMatch(await holderRows(page), 0);
     expect(await prev.isDisabled()).toBe(true);
+  });
+
+  it('token holders at a past block: the "At block" field shows that block\'s holders, paged, and clears back to today', async () => {
+    await page.fill('#holders-block', '10');
+    await page.click('#holders-at button[type=submit]');
+    await page.waitForURL(`**/#/holders/${CHAIN}/${TOKEN}/at/10`);
+    await page.locator('#token-summary dl', { hasText: 'Holders at block 10121' }).waitFor();
+    await page.locator('#holders-page', { hasText: 'rows 1–50' }).waitFor();
+    const rows = await holderRows(page);
+    const fromApi = await api(`/${CHAIN}/api/v2/tokens/${TOKEN}/holders?block_number=10`);
+    expect(rows.map((r) => r.hash)).toEqual(fromApi.items.map((i: any) => i.address.hash));
+    expect(rows[0]!.hash).toBe(getAddress(LEFT));
+    await page.click('#holders-next');
+    await page.locator('#holders-page', { hasText: 'rows 51–100' }).waitFor();
+    const second = await api(`/${CHAIN}/api/v2/tokens/${TOKEN}/holders?${new URLSearchParams(Object.fromEntries(Object.entries(fromApi.next_page_params as Record<string, unknown>).map(([k, v]) => [k, String(v)])))}`);
+    expect((await holderRows(page)).map((r) => r.hash)).toEqual(second.items.map((i: any) => i.address.hash));
+    await shot('holders-at-block');
+
+    await page.fill('#holders-block', '');
+    await page.click('#holders-at button[type=submit]');
+    await page.waitForURL(`**/#/holders/${CHAIN}/${TOKEN}`);
+    await page.locator('#token-summary dl', { hasText: 'Holders120' }).waitFor();
+    await page.locator('#holders-page', { hasText: 'rows 1–50' }).waitFor();
+    expectRowsMatch(await holderRows(page), 0);
   });
 
   it('validated blocks: newest first, gas and fees as the API gives them, paged both ways', async () => {

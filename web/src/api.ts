@@ -2,13 +2,14 @@
 import type { AddressObject } from '../../src/api/schemas/address.js';
 import type { BlockObject } from '../../src/api/schemas/blocks.js';
 import type { HolderItem } from '../../src/api/schemas/holders.js';
-import type { TokenObject } from '../../src/api/schemas/tokens.js';
+import type { TokenCounters as TokenCountersSchema, TokenObject } from '../../src/api/schemas/tokens.js';
 import type { HealthBody } from '../../src/api/schemas/health.js';
 import type { Static } from '@sinclair/typebox';
 
 export type Address = AddressObject;
 export type Tag = Address['public_tags'][number];
 export type Token = TokenObject;
+export type Counters = TokenCountersSchema;
 export type Holder = Static<typeof HolderItem>;
 export type Block = BlockObject;
 

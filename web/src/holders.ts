@@ -1,4 +1,4 @@
-import { ApiError, getJson, type Holder, type Page, type Token } from './api.js';
+import { ApiError, getJson, type Counters, type Holder, type Page, type Params, type Token } from './api.js';
 import { addressCell } from './address.js';
 import { concentrationChart } from './chart.js';
 import { chainName } from './chains.js';
@@ -21,6 +21,8 @@ export class HoldersView {
   private decimals: number | null = null;
   private supply: bigint | null = null;
   private symbol = '';
+  /** the past block the list is at (null: today's); later pages carry it in their cursor */
+  private block: string | null = null;
 
   constructor(private readonly ctx: ViewContext) {
     this.list = new PagedList<Holder>({
@@ -28,15 +30,20 @@ export class HoldersView {
       next: byId('holders-next'),
       label: byId('holders-page'),
       pageSize: PAGE_SIZE,
-      fetchPage: (cursor, signal) => getJson<Page<Holder>>(`${this.path}/holders`, ctx.key(), cursor ?? {}, signal),
+      fetchPage: (cursor, signal) => getJson<Page<Holder>>(`${this.path}/holders`, ctx.key(), cursor ?? this.firstPage(), signal),
       render: (page, offset) => this.render(page, offset),
       onError: (err) => ctx.fail(err),
     });
   }
 
-  async open(chainId: number, hash: string, signal: AbortSignal): Promise<void> {
+  private firstPage(): Params {
+    return this.block === null ? {} : { block_number: this.block };
+  }
+
+  async open(chainId: number, hash: string, signal: AbortSignal, block: string | null = null): Promise<void> {
     this.list.cancel();
     this.path = `${chainId}/api/v2/tokens/${hash}`;
+    this.block = block;
     this.summary.replaceChildren();
     this.chart.replaceChildren();
     this.rows.replaceChildren();
@@ -56,7 +63,18 @@ export class HoldersView {
     this.decimals = token.decimals === null ? null : Number(token.decimals);
     this.supply = token.total_supply === null ? null : BigInt(token.total_supply);
     this.symbol = token.symbol ?? '';
-    this.summary.replaceChildren(tokenSummary(token, this.decimals));
+    let atBlock: Counters | null = null;
+    if (block !== null) {
+      try {
+        atBlock = await getJson<Counters>(`${this.path}/counters`, this.ctx.key(), { block_number: block }, signal);
+      } catch (err) {
+        if (!signal.aborted) this.ctx.fail(err instanceof ApiError && err.status === 404 ? new ApiError(404, `This token did not exist yet at block ${block}.`) : err);
+        return;
+      }
+      // shares are of the supply at that block, where the server knows it
+      if (atBlock.total_supply !== undefined) this.supply = BigInt(atBlock.total_supply);
+    }
+    this.summary.replaceChildren(tokenSummary(token, this.decimals, block, atBlock, this.supply));
     const first = await this.list.start();
     if (!first || signal.aborted) return;
     this.ctx.info('');
@@ -111,9 +129,11 @@ export class HoldersView {
   }
 }
 
-function tokenSummary(token: Token, decimals: number | null): HTMLElement {
+function tokenSummary(token: Token, decimals: number | null, block: string | null, atBlock: Counters | null, supplyNow: bigint | null): HTMLElement {
   const title = token.name ?? 'Unnamed token';
-  const supply = token.total_supply === null ? 'unknown' : formatUnits(BigInt(token.total_supply), decimals);
+  const supply = supplyNow === null ? 'unknown' : formatUnits(supplyNow, decimals);
+  const holders = atBlock ? atBlock.token_holders_count : token.holders_count;
+  const at = block === null ? '' : ` at block ${block}`;
   const fact = (label: string, value: string) => h('div', {}, h('dt', {}, label), h('dd', {}, value));
   return h(
     'div',
@@ -124,8 +144,8 @@ function tokenSummary(token: Token, decimals: number | null): HTMLElement {
       'dl',
       {},
       fact('Type', token.type),
-      fact('Holders', formatInteger(BigInt(token.holders_count))),
-      fact('Total supply', supply),
+      fact(`Holders${at}`, formatInteger(BigInt(holders))),
+      fact(`Total supply${atBlock?.total_supply !== undefined ? at : ''}`, supply),
       fact('Decimals', token.decimals ?? '—'),
     ),
   );

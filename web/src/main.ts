@@ -118,10 +118,27 @@ searchForm.addEventListener('submit', (event) => {
   else location.hash = next;
 });
 
-function parseRoute(): { mode: Mode; chainId: number; hash: string } | null {
-  const m = /^#\/(holders|blocks)\/([1-9][0-9]*)\/(0x[0-9a-fA-F]{40})$/.exec(location.hash);
-  return m ? { mode: m[1] as Mode, chainId: Number(m[2]), hash: m[3]! } : null;
+// a holders search may name a past block: #/holders/<chain>/<token>/at/<block>
+function parseRoute(): { mode: Mode; chainId: number; hash: string; block: string | null } | null {
+  const m = /^#\/(holders|blocks)\/([1-9][0-9]*)\/(0x[0-9a-fA-F]{40})(?:\/at\/(0|[1-9][0-9]{0,15}))?$/.exec(location.hash);
+  if (!m || (m[4] !== undefined && m[1] !== 'holders')) return null;
+  return { mode: m[1] as Mode, chainId: Number(m[2]), hash: m[3]!, block: m[4] ?? null };
 }
+
+// "At block": the same search at a past block (empty: today's list)
+byId<HTMLFormElement>('holders-at').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const r = parseRoute();
+  if (!r) return;
+  const block = byId<HTMLInputElement>('holders-block').value.trim();
+  if (block !== '' && !/^(0|[1-9][0-9]{0,15})$/.test(block)) {
+    say('Enter a block number, or leave the field empty for the latest balances.', 'error');
+    return;
+  }
+  const next = `#/holders/${r.chainId}/${r.hash}${block === '' ? '' : `/at/${block}`}`;
+  if (location.hash === next) void route();
+  else location.hash = next;
+});
 
 let current: AbortController | null = null;
 
@@ -135,6 +152,7 @@ async function route(): Promise<void> {
   current = controller;
   setMode(r.mode);
   hashInput.value = r.hash;
+  byId<HTMLInputElement>('holders-block').value = r.block ?? '';
   if ([...chainSelect.options].some((o) => o.value === String(r.chainId))) chainSelect.value = String(r.chainId);
   sections.holders.hidden = r.mode !== 'holders';
   sections.blocks.hidden = r.mode !== 'blocks';
@@ -147,7 +165,8 @@ async function route(): Promise<void> {
   const section = sections[r.mode];
   section.setAttribute('aria-busy', 'true');
   try {
-    await views[r.mode].open(r.chainId, r.hash, controller.signal);
+    if (r.mode === 'holders') await views.holders.open(r.chainId, r.hash, controller.signal, r.block);
+    else await views.blocks.open(r.chainId, r.hash, controller.signal);
   } finally {
     if (current === controller) section.setAttribute('aria-busy', 'false');
   }
