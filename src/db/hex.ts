@@ -14,3 +14,6 @@ export function fromHexText(text: string): Hex {
 export function hexArray(values: readonly string[]): string[] {
   return values.map((v) => v.slice(2).toLowerCase());
 }
+
+/** An ERC-1155 token id for a `numeric[]` bulk parameter (null: no id). */
+export const tokenIdText = (id: bigint | null): string | null => (id === null ? null : id.toString());

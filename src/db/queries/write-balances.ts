@@ -1,6 +1,6 @@
 import type { Queryable } from '../client.js';
 import type { BalanceRow, Hex } from '../rows.js';
-import { fromHexText, hexArray } from '../hex.js';
+import { fromHexText, hexArray, tokenIdText } from '../hex.js';
 import { refreshHolderCounts } from './write-tokens.js';
 import { recordHistoryValues } from './write-history.js';
 
@@ -17,8 +17,6 @@ export interface BalanceKey {
   holder: Hex;
   tokenId: bigint | null;
 }
-
-const idText = (id: bigint | null) => (id === null ? null : id.toString());
 
 /**
  * Adds deltas to current balances in one statement and keeps holder counts in step: a row
@@ -63,7 +61,7 @@ export async function applyBalanceDeltas(
       chainId,
       hexArray(deltas.map((d) => d.token)),
       hexArray(deltas.map((d) => d.holder)),
-      deltas.map((d) => idText(d.tokenId)),
+      deltas.map((d) => tokenIdText(d.tokenId)),
       deltas.map((d) => d.delta.toString()),
       blockNumber.toString(),
     ],
@@ -104,7 +102,7 @@ export async function setBalances(db: Queryable, chainId: number, rows: readonly
       chainId,
       hexArray(rows.map((r) => r.token)),
       hexArray(rows.map((r) => r.holder)),
-      rows.map((r) => idText(r.tokenId)),
+      rows.map((r) => tokenIdText(r.tokenId)),
       rows.map((r) => r.value.toString()),
       rows.map((r) => r.blockNumber.toString()),
     ],
@@ -134,7 +132,7 @@ export async function recordBalanceChanges(
       changes.map((c) => c.blockNumber.toString()),
       hexArray(changes.map((c) => c.token)),
       hexArray(changes.map((c) => c.holder)),
-      changes.map((c) => idText(c.tokenId)),
+      changes.map((c) => tokenIdText(c.tokenId)),
       changes.map((c) => c.delta.toString()),
     ],
   );

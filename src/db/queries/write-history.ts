@@ -1,9 +1,7 @@
 import type { Queryable } from '../client.js';
 import type { BalanceRow } from '../rows.js';
-import { hexArray } from '../hex.js';
+import { hexArray, tokenIdText } from '../hex.js';
 import type { BalanceDelta } from './write-balances.js';
-
-const idText = (id: bigint | null) => (id === null ? null : id.toString());
 
 /**
  * Keeps the value after each block of every balance a batch changed, in the batch's
@@ -36,7 +34,7 @@ export async function recordHistory(
       chainId,
       hexArray(changes.map((c) => c.token)),
       hexArray(changes.map((c) => c.holder)),
-      changes.map((c) => idText(c.tokenId)),
+      changes.map((c) => tokenIdText(c.tokenId)),
       changes.map((c) => c.blockNumber.toString()),
       changes.map((c) => c.delta.toString()),
     ],
@@ -56,7 +54,7 @@ export async function recordHistoryValues(db: Queryable, chainId: number, rows: 
       chainId,
       hexArray(rows.map((r) => r.token)),
       hexArray(rows.map((r) => r.holder)),
-      rows.map((r) => idText(r.tokenId)),
+      rows.map((r) => tokenIdText(r.tokenId)),
       rows.map((r) => r.blockNumber.toString()),
       rows.map((r) => r.value.toString()),
     ],
