@@ -2,7 +2,7 @@
 import { Type, type TOptional, type TSchema } from '@sinclair/typebox';
 import type { ChainFields } from '../db/model/block.js';
 import type { RpcBlock } from '../rpc/types.js';
-import type { ChainKind } from './kind.js';
+import type { ChainKind, KindTaskContext } from './kind.js';
 import { arbitrum } from './arbitrum/index.js';
 
 export const CHAIN_KINDS = [arbitrum] as const;
@@ -19,15 +19,47 @@ export function chainFieldsOf(block: RpcBlock): ChainFields | null {
   return fields;
 }
 
+/** What the kinds read from their own tables with a block, by kind key (`kindReads`). */
+export type KindReads = Readonly<Record<string, unknown>>;
+
+const readColumn = (kind: ChainKind) => `kind_${kind.key}`;
+
+/** The select list's extra columns (block alias given): each kind's own tables, read with the block. */
+export function kindReadColumns(blockAlias: string): string {
+  return (CHAIN_KINDS as readonly ChainKind[])
+    .map((kind) => {
+      const sql = kind.readSql(blockAlias);
+      return sql === null ? null : `${sql} AS ${readColumn(kind)}`;
+    })
+    .filter((c) => c !== null)
+    .map((c) => `, ${c}`)
+    .join('');
+}
+
+/** Those columns of a row, by kind key. */
+export function kindReads(row: Readonly<Record<string, unknown>>): KindReads {
+  const reads: Record<string, unknown> = {};
+  for (const kind of CHAIN_KINDS as readonly ChainKind[]) {
+    const value = row[readColumn(kind)];
+    if (value !== undefined && value !== null) reads[kind.key] = typeof value === 'string' ? (JSON.parse(value) as unknown) : value;
+  }
+  return reads;
+}
+
 /** The block object's properties for the kinds present in `fields` (none for plain EVM). */
-export function chainFieldViews(fields: ChainFields | null): Record<string, unknown> {
+export function chainFieldViews(fields: ChainFields | null, reads: KindReads = {}): Record<string, unknown> {
   if (fields === null) return {};
   const views: Record<string, unknown> = {};
   for (const kind of CHAIN_KINDS as readonly ChainKind[]) {
     const stored = fields[kind.key];
-    if (stored !== undefined) views[kind.key] = kind.blockView(stored);
+    if (stored !== undefined) views[kind.key] = kind.blockView(stored, reads[kind.key] ?? null);
   }
   return views;
+}
+
+/** The background tasks the kinds run for a chain (those its config enables). */
+export function chainKindTasks(context: KindTaskContext): Array<(signal: AbortSignal) => Promise<void>> {
+  return (CHAIN_KINDS as readonly ChainKind[]).map((kind) => kind.backgroundTask(context)).filter((t) => t !== null);
 }
 
 /** The block schema's optional property per kind, typed by the kind's own schema. */

@@ -7,10 +7,26 @@
  * - the header fields its nodes send beyond Ethereum's, kept in `blocks.chain_fields` under the
  *   kind's key (a block carries the fields of every kind whose fields it has);
  * - the block object's property of the same key, with its schema (serialization, OpenAPI, SDK
- *   types all come from it).
+ *   types all come from it);
+ * - its own tables (its migrations), read with the block row through one SQL expression;
+ * - a background task per chain whose config enables it (Arbitrum: following the parent chain).
  */
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { RpcBlock } from '../rpc/types.js';
+import type { RpcClient } from '../rpc/client.js';
+import type { Database } from '../db/client.js';
+import type { ChainConfig } from '../config/config.js';
+import type { Logger } from '../indexer/reorg.js';
+
+/** What a kind's background task gets: the chain, its node's client, a way to make others. */
+export interface KindTaskContext {
+  db: Database;
+  chain: ChainConfig;
+  rpc: RpcClient;
+  logger: Logger;
+  /** a client with the chain's retry policy for other nodes (a parent chain's); closed by the caller */
+  createRpc(urls: readonly string[]): RpcClient;
+}
 
 export type StoredChainFields = Readonly<Record<string, unknown>>;
 
@@ -19,7 +35,11 @@ export interface ChainKind<Key extends string = string, Schema extends TSchema =
   readonly key: Key;
   /** the kind's fields of a node block, as stored; null when the block has none of them */
   headerFields(block: RpcBlock): StoredChainFields | null;
-  /** the block object's property, from what `headerFields` stored */
-  blockView(stored: StoredChainFields): Static<Schema>;
+  /** the block object's property, from what `headerFields` stored and what `readSql` read */
+  blockView(stored: StoredChainFields, read: unknown): Static<Schema>;
   readonly blockSchema: Schema;
+  /** an SQL expression over the block row (its alias given) reading the kind's own tables; null when the kind has none */
+  readSql(blockAlias: string): string | null;
+  /** the chain's background task when its config enables one, else null; runs until the signal aborts */
+  backgroundTask(context: KindTaskContext): ((signal: AbortSignal) => Promise<void>) | null;
 }

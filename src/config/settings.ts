@@ -1,11 +1,12 @@
 import { InvalidArgumentError } from 'commander';
 import { Type } from '@sinclair/typebox';
 import {
-  addressList, blockNumber, choice, integer, listFromText, optional, setting, text, textList, type Kind, type Setting, type Values,
+  addressList, blockNumber, choice, integer, listFromText, optional, RPC_URL, setting, text, textList, type Kind, type Setting, type Values,
 } from './setting.js';
 import { API_KEY_FORMAT_TEXT, API_KEY_MAX_LENGTH, API_KEY_MIN_LENGTH, API_KEY_PATTERN, MAX_PARAMETER_LENGTH } from '../api/limits.js';
 import { blobScheduleKind } from './blob-schedule.js';
 import { ensKind } from './ens.js';
+import { arbitrumSettlementKind } from '../chains/arbitrum/config.js';
 
 /**
  * Every setting of the service, each defined once. Adding one is one entry here (and its use):
@@ -19,7 +20,6 @@ export const chainId: Kind<number> = {
   schema: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, errorMessage: 'a chain id (a positive integer)' }),
 };
 
-const RPC_URL = Type.String({ pattern: '^(https?|wss?)://[^\\s]+$', maxLength: 4_096, errorMessage: 'an http(s) or ws(s) URL' });
 
 const urlOf = (schemes: string, what: string): Kind<string> =>
   text({ pattern: `^(${schemes})://[^\\s]+$`, errorMessage: what });
@@ -210,6 +210,11 @@ export const chainSettings = {
     key: 'ens', default: null, defaultText: 'mainnet\'s registry on chain 1, off elsewhere',
     ...ensKind,
     help: 'ENS primary names (`ens_domain_name`) from this registry\'s and its resolvers\' events: `{"registry": "0x…"}`, or `false` for none',
+  }),
+  arbitrum: setting({
+    key: 'arbitrum', default: null, defaultText: 'none (settlement fields stay `null`)',
+    ...arbitrumSettlementKind,
+    help: 'an Arbitrum chain\'s settlement on its parent chain: `{"rollup": <address>, "parentRpcUrls": [<url>, …], "parentStartBlock": <n>, "messagesToBlocksShift": <n>}` (see "Arbitrum settlement")',
   }),
 };
 

@@ -1,10 +1,11 @@
 import { setMaxListeners } from 'node:events';
-import type { RpcClient } from '../rpc/client.js';
+import { createRpcClient, type RpcClient } from '../rpc/client.js';
 import { chainRpcClient } from './chain-rpc.js';
 import type { Database } from '../db/client.js';
 import type { ChainConfig } from '../config/config.js';
 import { ChainIndexer } from './chain-indexer.js';
 import { runEnrichment } from './enrich.js';
+import { chainKindTasks } from '../chains/index.js';
 import type { IndexerMetrics } from './metrics.js';
 import { progressReporter } from './progress.js';
 import type { Logger } from './reorg.js';
@@ -37,9 +38,18 @@ export function startIndexers(
       ...(metrics ? { metrics } : {}),
       onBatch: progressReporter(chain.chainId, logger),
     });
+    // a kind's task (Arbitrum: the parent chain) runs beside the pipeline and never holds it up
+    const tasks = chainKindTasks({
+      db,
+      chain,
+      rpc,
+      logger,
+      createRpc: (urls) => createRpcClient({ chainId: chain.chainId, urls, logger }),
+    });
     await Promise.all([
       indexer.run(controller.signal),
       runEnrichment(db, rpc, chain.chainId, logger, controller.signal),
+      ...tasks.map((task) => task(controller.signal)),
     ]);
   });
   const done = Promise.all(loops).then(() => undefined);

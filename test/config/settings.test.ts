@@ -79,6 +79,15 @@ const SAMPLES: Record<string, Sample> = {
     read: (c) => chain(c).blobSchedule,
   },
   ens: { file: { registry: A1 }, expect: { file: { registry: A1 }, none: null }, read: (c) => chain(c).ens },
+  // the keys; the two counts default to 0 and may be decimal strings past 2^53
+  arbitrum: {
+    file: { rollup: '0x00000000000000000000000000000000000000AA', parentRpcUrls: ['https://eth.example'], parentStartBlock: 5, messagesToBlocksShift: '22207817' },
+    expect: {
+      file: { rollup: '0x00000000000000000000000000000000000000aa', parentRpcUrls: ['https://eth.example'], parentStartBlock: 5n, messagesToBlocksShift: 22_207_817n },
+      none: null,
+    },
+    read: (c) => chain(c).arbitrum,
+  },
   host: { flag: '10.0.0.1', env: '10.0.0.2', file: '10.0.0.3', expect: { flag: '10.0.0.1', env: '10.0.0.2', file: '10.0.0.3', none: '127.0.0.1' }, read: (c) => c.api.host },
   port: { flag: '5001', env: '5002', file: 5003, expect: { flag: 5001, env: 5002, file: 5003, none: 4000 }, read: (c) => c.api.port },
   rateLimit: { env: '31', file: 32, expect: { env: 31, file: 32, none: 10 }, read: (c) => c.api.defaultRateLimit },

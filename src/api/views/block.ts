@@ -17,7 +17,7 @@ export function isoTimestamp(seconds: bigint): string {
 
 const decimal = (value: bigint | null): string | null => (value === null ? null : value.toString());
 
-export function blockView({ block: b, miner }: ValidatedBlock, elasticity: number): BlockObject {
+export function blockView({ block: b, miner, kinds }: ValidatedBlock, elasticity: number): BlockObject {
   const transactionsCount = b.transactionsCount;
   return {
     hash: b.hash,
@@ -56,7 +56,7 @@ export function blockView({ block: b, miner }: ValidatedBlock, elasticity: numbe
     blob_transactions_count: b.blobTransactionsCount,
     blob_transaction_count: b.blobTransactionsCount,
     blob_tx_count: b.blobTransactionsCount,
-    ...chainFieldViews(b.chainFields),
+    ...chainFieldViews(b.chainFields, kinds),
   };
 }
 

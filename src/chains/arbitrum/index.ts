@@ -1,7 +1,9 @@
 /**
  * Arbitrum (Nitro): its nodes add the block's position on the parent chain to the header
  * (`l1BlockNumber`, `sendCount`, `sendRoot`) and keep the count of delayed messages read in the
- * nonce. Batches, commitments and confirmations live on the parent chain.
+ * nonce. Batches, commitments and confirmations live on the parent chain: with the chain's
+ * `arbitrum` setting (config.ts), a follower (follower.ts) keeps them in the kind's tables
+ * (store.ts, migration 011), read with each block (settlement.ts).
  */
 import type { Static } from '@sinclair/typebox';
 import type { ChainKind, StoredChainFields } from '../kind.js';
@@ -9,6 +11,8 @@ import type { RpcBlock } from '../../rpc/types.js';
 import { parseQuantity, toSafeNumber } from '../../rpc/quantity.js';
 import { lowerHex } from '../../evm/hex.js';
 import { ArbitrumBlockObject } from './schema.js';
+import { parentTransaction, settlementSql, settlementStatus, type StoredSettlement } from './settlement.js';
+import { ArbitrumFollower } from './follower.js';
 
 /** The header fields, as stored (the wire's names). */
 export interface ArbitrumHeaderFields {
@@ -31,15 +35,19 @@ function headerFields(block: RpcBlock): ArbitrumHeaderFields | null {
   };
 }
 
-function blockView(stored: StoredChainFields): Static<typeof ArbitrumBlockObject> {
+function blockView(stored: StoredChainFields, read: unknown): Static<typeof ArbitrumBlockObject> {
   const header = stored as unknown as ArbitrumHeaderFields;
+  // null: the chain's parent is not followed (no `arbitrum` setting), so its settlement is unknown
+  const settlement = read as StoredSettlement | null;
+  const commitment = parentTransaction(settlement?.batch ?? null, settlement?.safe_block ?? null);
+  const confirmation = parentTransaction(settlement?.confirmation ?? null, settlement?.safe_block ?? null);
+  const batchNumber = settlement?.batch?.number ?? null;
   return {
-    // Settlement data comes from the parent chain, which is not followed yet: unknown.
-    batch_number: null,
-    status: null,
-    batch_data_container: null,
-    commitment_transaction: null,
-    confirmation_transaction: null,
+    batch_number: batchNumber,
+    status: settlement === null ? null : settlementStatus({ batchNumber, commitment, confirmation }),
+    batch_data_container: settlement?.batch?.container ?? null,
+    commitment_transaction: commitment,
+    confirmation_transaction: confirmation,
     delayed_messages: header.delayed_messages,
     l1_block_number: header.l1_block_number,
     send_count: header.send_count,
@@ -52,4 +60,18 @@ export const arbitrum = {
   headerFields: (block) => headerFields(block) as StoredChainFields | null,
   blockView,
   blockSchema: ArbitrumBlockObject,
+  readSql: settlementSql,
+  // a chain configured with `arbitrum` follows its parent chain
+  backgroundTask: ({ db, chain, rpc, logger, createRpc }) => {
+    const settlement = chain.arbitrum;
+    if (!settlement) return null;
+    return async (signal) => {
+      const parent = createRpc(settlement.parentRpcUrls);
+      try {
+        await new ArbitrumFollower({ db, chainId: chain.chainId, settlement, parent, child: rpc, logger, pollIntervalMs: chain.pollIntervalMs }).run(signal);
+      } finally {
+        parent.close();
+      }
+    };
+  },
 } as const satisfies ChainKind<'arbitrum', typeof ArbitrumBlockObject>;

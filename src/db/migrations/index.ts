@@ -13,6 +13,7 @@ import * as holdingsByHolder from './017_holdings_by_holder.js';
 import * as blocksByTimestamp from './018_blocks_by_timestamp.js';
 import * as addressLabelsAndAccounts from './013_address_labels_and_accounts.js';
 import * as ensNames from './014_ens_names.js';
+import * as arbitrumSettlement from './011_arbitrum_settlement.js';
 
 /** Ordered; a migration once released is never edited, only followed by a new one. */
 export const migrations: ReadonlyArray<{ id: string; sql: string }> = [
@@ -31,4 +32,5 @@ export const migrations: ReadonlyArray<{ id: string; sql: string }> = [
   { id: '014_ens_names', sql: ensNames.sql },
   { id: '015_balance_history', sql: balanceHistory.sql },
   { id: '016_holder_snapshots', sql: holderSnapshots.sql },
+  { id: '011_arbitrum_settlement', sql: arbitrumSettlement.sql },
 ];

@@ -3,6 +3,7 @@ import type { Hex } from '../rows.js';
 import { fromHexText, toBytea } from '../hex.js';
 import { blockColumns } from '../model/block.js';
 import { omitColumns, readRow, selectList, type RowOf } from '../model/columns.js';
+import { kindReadColumns, kindReads, type KindReads } from '../../chains/index.js';
 import { addressLateralJoin, addressSelectColumns, readAddress, type AddressInfo, type AddressRowColumns } from './address-columns.js';
 
 /** What a page shows of a block: everything stored but its chain. */
@@ -13,11 +14,13 @@ export type PageBlock = RowOf<typeof pageColumns>;
 export interface ValidatedBlock {
   block: PageBlock;
   miner: AddressInfo;
+  /** what chain kinds keep in their own tables about the block (Arbitrum: its settlement) */
+  kinds: KindReads;
 }
 
 /** Blocks (alias b, chain in $1) with their miner's decorations, one primary-key probe each. */
 function blocksWithMiner(where: string, tail = ''): string {
-  return `SELECT ${selectList(pageColumns, 'b')}, ${addressSelectColumns}
+  return `SELECT ${selectList(pageColumns, 'b')}, ${addressSelectColumns}${kindReadColumns('b')}
      FROM blocks b
      ${addressLateralJoin('b.miner', '$1')}
      WHERE b.chain_id = $1 AND ${where}
@@ -28,7 +31,7 @@ async function readBlocks(db: Queryable, text: string, args: unknown[]): Promise
   const rows = await db.query<Record<string, unknown> & AddressRowColumns>(text, args, { prepare: true });
   return rows.map((r) => {
     const block = readRow(pageColumns, r);
-    return { block, miner: readAddress(block.miner, r) };
+    return { block, miner: readAddress(block.miner, r), kinds: kindReads(r) };
   });
 }
 

@@ -1,0 +1,55 @@
+/**
+ * A block's settlement as the API reads it: its batch and its confirmation from the kind's tables
+ * (one probe of each by child block number, joined where the block row is read) and the parent's
+ * `safe` block, which decides whether their transactions are final.
+ */
+import type { Static } from '@sinclair/typebox';
+import type { ParentChainTransaction } from './schema.js';
+import { isoTimestamp } from '../../api/views/block.js';
+
+/** As the SQL below builds it (JSON: numbers for block numbers, hashes 0x-hex). */
+export interface StoredSettlement {
+  batch: { number: number; container: string | null; tx: string; parent_block: number; parent_timestamp: number } | null;
+  confirmation: { tx: string; parent_block: number; parent_timestamp: number } | null;
+  safe_block: number | null;
+}
+
+/**
+ * The block's batch (the first whose last block is at or after it, if it starts at or before it)
+ * and confirmation (the first whose confirmed block is at or after it), with the parent's safe
+ * block; NULL for blocks without Arbitrum fields and on chains whose parent is not followed (no
+ * `arbitrum` setting): their settlement is unknown, not "Processed on rollup".
+ */
+export const settlementSql = (b: string): string => `CASE WHEN ${b}.chain_fields -> 'arbitrum' IS NOT NULL
+    AND EXISTS (SELECT 1 FROM arbitrum_parent p WHERE p.chain_id = ${b}.chain_id) THEN json_build_object(
+  'batch', (SELECT json_build_object('number', x.batch_number, 'container', x.data_container, 'tx', '0x' || encode(x.tx_hash, 'hex'),
+                                     'parent_block', x.parent_block, 'parent_timestamp', x.parent_timestamp)
+            FROM (SELECT * FROM arbitrum_batches WHERE chain_id = ${b}.chain_id AND last_block >= ${b}.number ORDER BY last_block LIMIT 1) x
+            WHERE x.first_block <= ${b}.number),
+  'confirmation', (SELECT json_build_object('tx', '0x' || encode(c.tx_hash, 'hex'), 'parent_block', c.parent_block, 'parent_timestamp', c.parent_timestamp)
+                   FROM arbitrum_confirmations c WHERE c.chain_id = ${b}.chain_id AND c.last_block >= ${b}.number
+                   ORDER BY c.last_block, c.parent_block LIMIT 1),
+  'safe_block', (SELECT p.safe_block FROM arbitrum_parent p WHERE p.chain_id = ${b}.chain_id)) END`;
+
+export type SettlementStatus = 'Processed on rollup' | 'Sealed on rollup' | 'Sent to base' | 'Confirmed on base';
+
+/** The issue's order: a confirmation, else a commitment, else a known batch number. */
+export function settlementStatus(s: { batchNumber: number | null; commitment: unknown; confirmation: unknown }): SettlementStatus {
+  if (s.confirmation !== null) return 'Confirmed on base';
+  if (s.commitment !== null) return 'Sent to base';
+  if (s.batchNumber !== null) return 'Sealed on rollup';
+  return 'Processed on rollup';
+}
+
+/** A parent transaction: final once the parent's safe block has reached its block. */
+export function parentTransaction(
+  tx: { tx: string; parent_block: number; parent_timestamp: number } | null,
+  safeBlock: number | null,
+): Static<typeof ParentChainTransaction> {
+  if (tx === null) return null;
+  return {
+    hash: tx.tx,
+    status: safeBlock !== null && safeBlock >= tx.parent_block ? 'finalized' : 'unfinalized',
+    timestamp: isoTimestamp(BigInt(tx.parent_timestamp)),
+  };
+}

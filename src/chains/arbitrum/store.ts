@@ -1,0 +1,208 @@
+/**
+ * The Arbitrum kind's tables (migration 011): what the settlement follower writes, one
+ * transaction per step, and undoes after a parent-chain reorg. A step's batches, confirmations,
+ * checkpoint and the follower's tip commit together, so a crash resumes exactly after the last
+ * committed step.
+ */
+import type { Queryable } from '../../db/client.js';
+import type { Hex } from '../../db/rows.js';
+import { fromHexText, hexArray, toBytea } from '../../db/hex.js';
+import type { BatchDataContainer } from './batch-data.js';
+
+export interface StoredBatch {
+  batchNumber: bigint;
+  firstBlock: bigint | null;
+  lastBlock: bigint | null;
+  dataContainer: BatchDataContainer | null;
+  txHash: Hex;
+  parentBlock: bigint;
+  parentTimestamp: bigint;
+}
+
+export interface StoredConfirmation {
+  parentBlock: bigint;
+  logIndex: number;
+  lastBlock: bigint;
+  blockHash: Hex;
+  sendRoot: Hex;
+  txHash: Hex;
+  parentTimestamp: bigint;
+}
+
+export interface ParentBlockRef {
+  number: bigint;
+  hash: Hex;
+}
+
+export interface ParentState {
+  sequencerInbox: Hex;
+  outbox: Hex;
+  tip: ParentBlockRef | null;
+}
+
+export async function parentState(db: Queryable, chainId: number): Promise<ParentState | null> {
+  const rows = await db.query<{ inbox: string; outbox: string; indexed_block: string | null; indexed_hash: string | null }>(
+    `SELECT encode(sequencer_inbox, 'hex') AS inbox, encode(outbox, 'hex') AS outbox, indexed_block::text,
+            encode(indexed_hash, 'hex') AS indexed_hash
+     FROM arbitrum_parent WHERE chain_id = $1`,
+    [chainId],
+  );
+  const r = rows[0];
+  if (!r) return null;
+  return {
+    sequencerInbox: fromHexText(r.inbox),
+    outbox: fromHexText(r.outbox),
+    tip: r.indexed_block === null || r.indexed_hash === null ? null : { number: BigInt(r.indexed_block), hash: fromHexText(r.indexed_hash) },
+  };
+}
+
+/** The parent chain id this chain was followed on; null before the first start. */
+export async function parentChainOf(db: Queryable, chainId: number): Promise<number | null> {
+  const rows = await db.query<{ id: string }>('SELECT parent_chain_id::text AS id FROM arbitrum_parent WHERE chain_id = $1', [chainId]);
+  return rows[0] ? Number(rows[0].id) : null;
+}
+
+/**
+ * Records the contracts the rollup names. Other contracts than the stored ones (the config now
+ * names another rollup) make everything stored for the chain void: it starts again.
+ */
+export async function registerContracts(
+  db: Queryable,
+  chainId: number,
+  contracts: { parentChainId: number; sequencerInbox: Hex; outbox: Hex },
+): Promise<void> {
+  const stored = await parentState(db, chainId);
+  if (stored && stored.sequencerInbox === contracts.sequencerInbox && stored.outbox === contracts.outbox) return;
+  if (stored) await rollBackTo(db, chainId, null);
+  await db.query(
+    `INSERT INTO arbitrum_parent (chain_id, parent_chain_id, sequencer_inbox, outbox) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (chain_id) DO UPDATE SET parent_chain_id = excluded.parent_chain_id,
+       sequencer_inbox = excluded.sequencer_inbox, outbox = excluded.outbox`,
+    [chainId, contracts.parentChainId, toBytea(contracts.sequencerInbox), toBytea(contracts.outbox)],
+  );
+}
+
+/** The parent's head and `safe` block as last seen, and the follower's heartbeat (/health). */
+export async function recordParentPoll(db: Queryable, chainId: number, head: bigint, safe: bigint | null): Promise<void> {
+  await db.query('UPDATE arbitrum_parent SET head_block = $2, safe_block = COALESCE($3, safe_block), polled_at = now() WHERE chain_id = $1', [
+    chainId,
+    head.toString(),
+    safe === null ? null : safe.toString(),
+  ]);
+}
+
+/** One step's findings and the parent block it reached, written together. */
+export async function writeStep(
+  tx: Queryable,
+  chainId: number,
+  step: { batches: StoredBatch[]; confirmations: StoredConfirmation[]; reached: ParentBlockRef },
+): Promise<void> {
+  const nullable = (v: bigint | null) => (v === null ? null : v.toString());
+  if (step.batches.length > 0) {
+    const b = step.batches;
+    await tx.query(
+      `INSERT INTO arbitrum_batches (chain_id, batch_number, first_block, last_block, data_container, tx_hash, parent_block, parent_timestamp)
+       SELECT $1, u.n, u.f, u.l, u.c, decode(u.h, 'hex'), u.pb, u.pt
+       FROM unnest($2::bigint[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::bigint[], $8::bigint[]) AS u(n, f, l, c, h, pb, pt)
+       ON CONFLICT (chain_id, batch_number) DO UPDATE SET first_block = excluded.first_block, last_block = excluded.last_block,
+         range_from_neighbours = false, data_container = excluded.data_container, tx_hash = excluded.tx_hash,
+         parent_block = excluded.parent_block, parent_timestamp = excluded.parent_timestamp`,
+      [
+        chainId,
+        b.map((x) => x.batchNumber.toString()),
+        b.map((x) => nullable(x.firstBlock)),
+        b.map((x) => nullable(x.lastBlock)),
+        b.map((x) => x.dataContainer),
+        hexArray(b.map((x) => x.txHash)),
+        b.map((x) => x.parentBlock.toString()),
+        b.map((x) => x.parentTimestamp.toString()),
+      ],
+    );
+  }
+  if (step.confirmations.length > 0) {
+    const c = step.confirmations;
+    await tx.query(
+      `INSERT INTO arbitrum_confirmations (chain_id, parent_block, log_index, last_block, block_hash, send_root, tx_hash, parent_timestamp)
+       SELECT $1, u.pb, u.li, u.l, decode(u.bh, 'hex'), decode(u.sr, 'hex'), decode(u.h, 'hex'), u.pt
+       FROM unnest($2::bigint[], $3::int[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::bigint[]) AS u(pb, li, l, bh, sr, h, pt)
+       ON CONFLICT (chain_id, parent_block, log_index) DO NOTHING`,
+      [
+        chainId,
+        c.map((x) => x.parentBlock.toString()),
+        c.map((x) => x.logIndex),
+        c.map((x) => x.lastBlock.toString()),
+        hexArray(c.map((x) => x.blockHash)),
+        hexArray(c.map((x) => x.sendRoot)),
+        hexArray(c.map((x) => x.txHash)),
+        c.map((x) => x.parentTimestamp.toString()),
+      ],
+    );
+  }
+  await fillRangesFromNeighbours(tx, chainId);
+  await tx.query('INSERT INTO arbitrum_parent_checkpoints (chain_id, number, hash) VALUES ($1, $2, $3) ON CONFLICT (chain_id, number) DO UPDATE SET hash = excluded.hash', [
+    chainId,
+    step.reached.number.toString(),
+    toBytea(step.reached.hash),
+  ]);
+  await tx.query('UPDATE arbitrum_parent SET indexed_block = $2, indexed_hash = $3 WHERE chain_id = $1', [
+    chainId,
+    step.reached.number.toString(),
+    toBytea(step.reached.hash),
+  ]);
+}
+
+/**
+ * A batch whose transaction holds no counts (legacy, or posted through a contract) seals the
+ * blocks between its neighbours' ranges: filled once both neighbours are known.
+ */
+async function fillRangesFromNeighbours(tx: Queryable, chainId: number): Promise<void> {
+  await tx.query(
+    `UPDATE arbitrum_batches x SET first_block = prev.last_block + 1, last_block = next.first_block - 1, range_from_neighbours = true
+     FROM arbitrum_batches prev, arbitrum_batches next
+     WHERE x.chain_id = $1 AND x.first_block IS NULL
+       AND prev.chain_id = $1 AND prev.batch_number = x.batch_number - 1 AND prev.last_block IS NOT NULL
+       AND next.chain_id = $1 AND next.batch_number = x.batch_number + 1 AND next.first_block IS NOT NULL`,
+    [chainId],
+  );
+}
+
+/** Checkpoints at or below `below`, newest first: the candidates for a common ancestor. */
+export async function checkpointsBelow(db: Queryable, chainId: number, below: bigint, limit: number): Promise<ParentBlockRef[]> {
+  const rows = await db.query<{ number: string; hash: string }>(
+    `SELECT number::text, encode(hash, 'hex') AS hash FROM arbitrum_parent_checkpoints
+     WHERE chain_id = $1 AND number <= $2 ORDER BY number DESC LIMIT $3`,
+    [chainId, below.toString(), limit],
+  );
+  return rows.map((r) => ({ number: BigInt(r.number), hash: fromHexText(r.hash) }));
+}
+
+/**
+ * Undoes everything found after `ancestor` (null: everything), in one transaction when `db` is
+ * one: batches and confirmations of later parent blocks, later checkpoints, ranges derived from
+ * a neighbour that may be gone; the tip moves back to the ancestor.
+ */
+export async function rollBackTo(db: Queryable, chainId: number, ancestor: ParentBlockRef | null): Promise<void> {
+  const after = ancestor === null ? '-1' : ancestor.number.toString();
+  await db.query('DELETE FROM arbitrum_batches WHERE chain_id = $1 AND parent_block > $2', [chainId, after]);
+  await db.query('DELETE FROM arbitrum_confirmations WHERE chain_id = $1 AND parent_block > $2', [chainId, after]);
+  await db.query('DELETE FROM arbitrum_parent_checkpoints WHERE chain_id = $1 AND number > $2', [chainId, after]);
+  await db.query(
+    'UPDATE arbitrum_batches SET first_block = NULL, last_block = NULL, range_from_neighbours = false WHERE chain_id = $1 AND range_from_neighbours',
+    [chainId],
+  );
+  await fillRangesFromNeighbours(db, chainId);
+  await db.query('UPDATE arbitrum_parent SET indexed_block = $2, indexed_hash = $3 WHERE chain_id = $1', [
+    chainId,
+    ancestor === null ? null : ancestor.number.toString(),
+    ancestor === null ? null : toBytea(ancestor.hash),
+  ]);
+}
+
+/** Keeps the checkpoints a reorg of `depth` blocks could need, and one below. */
+export async function pruneCheckpoints(db: Queryable, chainId: number, keepFrom: bigint): Promise<void> {
+  await db.query(
+    `DELETE FROM arbitrum_parent_checkpoints WHERE chain_id = $1 AND number < (
+       SELECT max(number) FROM arbitrum_parent_checkpoints WHERE chain_id = $1 AND number < $2)`,
+    [chainId, keepFrom.toString()],
+  );
+}
