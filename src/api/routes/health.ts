@@ -20,6 +20,16 @@ const FAILURES: Record<string, string> = {
 
 const asNumber = (v: bigint | null) => (v === null ? null : Number(v));
 
+/** An Arbitrum chain's parent follower: shown, never judged (the chain is served without it). */
+function parentHealth(p: NonNullable<ChainStatus['parent']>) {
+  return {
+    indexed_block: asNumber(p.indexedBlock),
+    head_block: asNumber(p.headBlock),
+    lag: p.indexedBlock === null || p.headBlock === null ? null : Number(p.headBlock - p.indexedBlock),
+    polled_at: p.polledAt === null ? null : new Date(p.polledAt).toISOString(),
+  };
+}
+
 /** One chain's health from what the indexer left in the database. */
 export function chainHealth(c: ChainStatus, limits: HealthThresholds, now = Date.now()): Static<typeof ChainHealth> {
   const lag = c.indexedBlock === null || c.headBlock === null ? null : c.headBlock - c.indexedBlock;
@@ -43,6 +53,7 @@ export function chainHealth(c: ChainStatus, limits: HealthThresholds, now = Date
     lag: asNumber(lag),
     polled_at: c.polledAt === null ? null : new Date(c.polledAt).toISOString(),
     reasons,
+    ...(c.parent ? { parent: parentHealth(c.parent) } : {}),
   };
 }
 

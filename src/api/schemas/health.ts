@@ -12,6 +12,17 @@ export const ChainHealth = Type.Object({
   lag: Nullable(Type.Integer({ description: 'head_block − indexed_block' })),
   polled_at: Nullable(Type.String({ description: 'when the indexer last reached its node' })),
   reasons: Type.Array(Type.String(), { description: 'why the chain is degraded; empty when ok' }),
+  parent: Type.Optional(
+    Type.Object(
+      {
+        indexed_block: Nullable(Type.Integer({ description: 'the last parent block whose settlement data are stored' })),
+        head_block: Nullable(Type.Integer()),
+        lag: Nullable(Type.Integer({ description: 'head_block − indexed_block' })),
+        polled_at: Nullable(Type.String({ description: 'when the follower last reached the parent node' })),
+      },
+      { description: 'an Arbitrum chain\'s parent chain, followed for settlement data; its lag never degrades the chain, whose own blocks are served regardless' },
+    ),
+  ),
 });
 
 export const Health = Type.Object({

@@ -13,6 +13,8 @@ export interface ChainStatus {
   /** since when its steps have been failing, and what failed; null while they succeed */
   failingSince: Date | null;
   failure: string | null;
+  /** an Arbitrum chain's parent-chain follower (chains/arbitrum/): its tip, the parent's head, its last poll */
+  parent?: { indexedBlock: bigint | null; headBlock: bigint | null; polledAt: number | null };
 }
 
 /** Registers a chain (or updates its settings) so the API serves it. */
@@ -34,12 +36,18 @@ export async function listChains(db: Queryable): Promise<ChainStatus[]> {
     polled_ms_ago: string | null;
     failing_since: string | null;
     failure: string | null;
+    parent_indexed: string | null;
+    parent_head: string | null;
+    parent_polled_ms_ago: string | null;
+    followed: boolean | null;
   }>(
     // the heartbeat's age by the database's clock, which every process shares
-    `SELECT chain_id::text, elasticity, blob_schedule, indexed_block::text, head_block::text,
-            (extract(epoch FROM now() - polled_at) * 1000)::bigint::text AS polled_ms_ago,
-            to_char(failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS failing_since, failure
-     FROM chains ORDER BY chain_id`,
+    `SELECT c.chain_id::text, c.elasticity, c.blob_schedule, c.indexed_block::text, c.head_block::text,
+            (extract(epoch FROM now() - c.polled_at) * 1000)::bigint::text AS polled_ms_ago,
+            to_char(c.failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS failing_since, c.failure,
+            p.chain_id IS NOT NULL AS followed, p.indexed_block::text AS parent_indexed, p.head_block::text AS parent_head,
+            (extract(epoch FROM now() - p.polled_at) * 1000)::bigint::text AS parent_polled_ms_ago
+     FROM chains c LEFT JOIN arbitrum_parent p ON p.chain_id = c.chain_id ORDER BY c.chain_id`,
   );
   const now = Date.now();
   return rows.map((r) => ({
@@ -51,5 +59,14 @@ export async function listChains(db: Queryable): Promise<ChainStatus[]> {
     polledAt: r.polled_ms_ago === null ? null : now - Number(r.polled_ms_ago),
     failingSince: r.failing_since === null ? null : new Date(r.failing_since),
     failure: r.failure,
+    ...(r.followed
+      ? {
+          parent: {
+            indexedBlock: r.parent_indexed === null ? null : BigInt(r.parent_indexed),
+            headBlock: r.parent_head === null ? null : BigInt(r.parent_head),
+            polledAt: r.parent_polled_ms_ago === null ? null : now - Number(r.parent_polled_ms_ago),
+          },
+        }
+      : {}),
   }));
 }
