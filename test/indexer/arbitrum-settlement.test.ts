@@ -18,6 +18,9 @@ import { startTestApi, type TestApi } from '../support/api.js';
 import { testBlobs } from '../support/blobs.js';
 import { BatchPoster, confirmChildBlock, deployParentRollup, type ParentRollup } from '../support/arbitrum/rollup.js';
 import { arbitrumHeader, startArbitrumChildProxy } from '../support/arbitrum/child-node.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { crashTarget, killHard, spawnIndexer } from '../support/crash-harness.js';
 import { chainKindTasks } from '../../src/chains/index.js';
 import { createRpcClient } from '../../src/rpc/client.js';
 import { isoTimestamp } from '../../src/api/views/block.js';
@@ -78,12 +81,14 @@ async function followerCaughtUp(db: Database, parent: TestNode): Promise<void> {
     async () => {
       const head = await parent.public.getBlockNumber();
       const safe = (await parent.public.getBlock({ blockTag: 'safe' })).number;
-      const rows = await db.query<{ indexed: string | null; safe: string | null }>(
-        'SELECT indexed_block::text AS indexed, safe_block::text AS safe FROM arbitrum_parent WHERE chain_id = $1',
+      const headHash = (await parent.public.getBlock({ blockNumber: head })).hash;
+      const rows = await db.query<{ indexed: string | null; hash: string | null; safe: string | null }>(
+        `SELECT indexed_block::text AS indexed, '0x' || encode(indexed_hash, 'hex') AS hash, safe_block::text AS safe
+         FROM arbitrum_parent WHERE chain_id = $1`,
         [CHILD_CHAIN_ID],
       );
       const r = rows[0];
-      return r && r.indexed === head.toString() && r.safe === safe.toString() ? true : undefined;
+      return r && r.indexed === head.toString() && r.hash === headHash && r.safe === safe.toString() ? true : undefined;
     },
     () => 'the settlement follower to reach the parent head',
     60_000,
@@ -158,6 +163,10 @@ describe.each(engines)('Arbitrum settlement from a real parent chain on %s', (en
   let proxy: Awaited<ReturnType<typeof startArbitrumChildProxy>>;
   let contracts: ParentRollup;
   let settlement: ArbitrumSettlementConfig;
+  let poster: BatchPoster;
+  // what the parent chain holds, kept by the tests in order
+  const posted: Posted[] = [];
+  const confirmed: Confirmed[] = [];
 
   beforeAll(async () => {
     // safe = head − 4: a transaction turns final 4 parent blocks after its own
@@ -166,6 +175,7 @@ describe.each(engines)('Arbitrum settlement from a real parent chain on %s', (en
     proxy = await startArbitrumChildProxy(child.url);
     contracts = await deployParentRollup(parent);
     await child.mine(Number(CHILD_BLOCKS));
+    poster = new BatchPoster(parent, contracts);
     settlement = { rollup: contracts.rollup.toLowerCase() as Hex, parentRpcUrls: [parent.url], parentStartBlock: 0n, messagesToBlocksShift: SHIFT };
   }, 120_000);
 
@@ -182,12 +192,9 @@ describe.each(engines)('Arbitrum settlement from a real parent chain on %s', (en
     try {
       await running.indexer.caughtUp({ node: child.url });
       await followerCaughtUp(db, parent);
-      const posted: Posted[] = [];
-      const confirmed: Confirmed[] = [];
       let served = await expectAllBlocks(api, parent, child, posted, confirmed);
       expect((served.get(5n) as { status: string }).status).toBe('Processed on rollup');
 
-      const poster = new BatchPoster(parent, contracts);
       posted.push({ ...(await poster.calldata(4n, '0x00')), container: 'in_calldata' });
       posted.push({ ...(await poster.calldata(3n, '0x80')), container: 'in_anytrust' });
       posted.push({ ...(await poster.blob(2n, testBlobs(1))), container: 'in_blob4844' });
@@ -218,10 +225,173 @@ describe.each(engines)('Arbitrum settlement from a real parent chain on %s', (en
       await followerCaughtUp(db, parent);
       served = await expectAllBlocks(api, parent, child, posted, confirmed);
       expect((served.get(9n) as { confirmation_transaction: { status: string } }).confirmation_transaction.status).toBe('finalized');
+
+      // /health shows the parent follower beside the chain
+      const health = await api.app.inject({ method: 'GET', url: '/health' });
+      const chainHealth = (JSON.parse(health.body) as { chains: { chain_id: number; parent?: { indexed_block: number; lag: number } }[] }).chains.find(
+        (c) => c.chain_id === CHILD_CHAIN_ID,
+      );
+      expect(chainHealth?.parent).toMatchObject({ indexed_block: Number(await parent.public.getBlockNumber()), lag: 0 });
     } finally {
       await running.stop();
       await api.close();
       await drop();
     }
   }, 240_000);
+
+  it('a parent-chain reorg that drops a batch and a confirmation moves their blocks back, to what a fresh index finds', async () => {
+    const { db, drop } = await freshDatabase(engine);
+    const api = await startTestApi(engine, { db });
+    const running = await startArbitrumIndexer(db, proxy.url, settlement);
+    try {
+      await running.indexer.caughtUp({ node: child.url });
+      await followerCaughtUp(db, parent);
+      await expectAllBlocks(api, parent, child, posted, confirmed);
+
+      const snapshot = await parent.snapshot();
+      const batchesBefore = poster.nextBatch;
+      const dropped = await poster.calldata(1n, '0x00');
+      const hash11 = (await child.public.getBlock({ blockNumber: 11n })).hash;
+      await confirmChildBlock(parent, contracts, hash11, `0x${'cd'.repeat(32)}`);
+      await parent.mine(2);
+      await followerCaughtUp(db, parent);
+      let served = await servedFields(api, child);
+      expect((served.get(12n) as { batch_number: number; status: string }).batch_number).toBe(Number(dropped.batch));
+      expect((served.get(11n) as { status: string }).status).toBe('Confirmed on base');
+
+      // the branch with the batch and the confirmation is replaced by a longer one without them
+      expect(await parent.revert(snapshot)).toBe(true);
+      poster.rewind(batchesBefore, dropped.prev);
+      await parent.send({ to: contracts.poster, data: '0x' });
+      await parent.mine(5);
+      await followerCaughtUp(db, parent);
+      served = await expectAllBlocks(api, parent, child, posted, confirmed);
+      expect((served.get(12n) as { status: string }).status).toBe('Processed on rollup');
+      expect((served.get(11n) as { status: string }).status).toBe('Sent to base');
+      expect(running.indexer.logger.entries.some((e) => e.msg === 'parent chain reorganised; settlement data rolled back')).toBe(true);
+
+      // the same tables as a follower that never saw the dropped branch
+      const fresh = await freshDatabase(engine);
+      const second = await startArbitrumIndexer(fresh.db, proxy.url, settlement);
+      try {
+        await followerCaughtUp(fresh.db, parent);
+        expect(await settlementTables(db)).toEqual(await settlementTables(fresh.db));
+      } finally {
+        await second.stop();
+        await fresh.drop();
+      }
+    } finally {
+      await running.stop();
+      await api.close();
+      await drop();
+    }
+  }, 240_000);
+
+  it('a parent chain that cannot be reached holds up nothing: the chain is indexed and served, settlement unknown', async () => {
+    const { db, drop } = await freshDatabase(engine);
+    const api = await startTestApi(engine, { db });
+    // nothing listens on port 9: every call to the parent fails and is retried, forever
+    const running = await startArbitrumIndexer(db, proxy.url, { ...settlement, parentRpcUrls: ['http://127.0.0.1:9'] });
+    try {
+      await running.indexer.caughtUp({ node: child.url });
+      const res = await api.get(`/${CHILD_CHAIN_ID}/api/v2/blocks/3`);
+      expect(res.status).toBe(200);
+      const header = arbitrumHeader(3n);
+      expect(res.body.arbitrum).toEqual({
+        batch_number: null, status: null, batch_data_container: null, commitment_transaction: null, confirmation_transaction: null,
+        delayed_messages: 0, l1_block_number: Number(BigInt(header.l1BlockNumber)), send_count: Number(BigInt(header.sendCount)), send_root: header.sendRoot,
+      });
+      const health = await api.app.inject({ method: 'GET', url: '/health' });
+      expect(health.statusCode, health.body).toBe(200);
+    } finally {
+      await running.stop();
+      await api.close();
+      await drop();
+    }
+  }, 120_000);
+
+  it('kill -9 while following the parent chain, then restart: the same tables as a clean run', async () => {
+    // a long parent chain with batches and confirmations spread over it: the follower takes many
+    // steps of 2,000 blocks, and the kills land between and inside them
+    await child.mine(6);
+    for (let gap = 0; gap < 3; gap++) {
+      // anvil mines a few hundred empty blocks a second: in slices under viem's request timeout
+      for (let i = 0; i < 5; i++) await parent.mine(500);
+      const p = await poster.calldata(2n, '0x00');
+      posted.push({ ...p, container: 'in_calldata' });
+      const last = (await child.public.getBlock({ blockNumber: p.next + SHIFT - 1n })).hash;
+      confirmed.push({ childBlock: p.next + SHIFT - 1n, receipt: await confirmChildBlock(parent, contracts, last, `0x${'ef'.repeat(32)}`) });
+    }
+    const target = await crashTarget(engine);
+    const configFile = join(target.dataDir, '..', `arbitrum-${engine}-${Date.now()}.json`);
+    writeFileSync(
+      configFile,
+      JSON.stringify({
+        chains: [{ chainId: CHILD_CHAIN_ID, arbitrum: { rollup: contracts.rollup, parentRpcUrls: [parent.url], parentStartBlock: 0, messagesToBlocksShift: Number(SHIFT) } }],
+      }),
+    );
+    const clean = await freshDatabase(engine);
+    try {
+      let kills = 0;
+      for (const delayMs of [0, 60, 150, 300]) {
+        const p = spawnIndexer({ chainId: CHILD_CHAIN_ID, rpcUrl: proxy.url, dataDir: target.dataDir, databaseUrl: target.databaseUrl, env: { EXPLORER_CONFIG: configFile } });
+        await p.waitForLog((l) => l.msg === 'following the parent chain', 60_000);
+        await new Promise((r) => setTimeout(r, delayMs));
+        const ended = await killHard(p);
+        expect(ended.signal, p.output()).toBe('SIGKILL');
+        kills++;
+      }
+      const last = spawnIndexer({ chainId: CHILD_CHAIN_ID, rpcUrl: proxy.url, dataDir: target.dataDir, databaseUrl: target.databaseUrl, env: { EXPLORER_CONFIG: configFile } });
+      const head = await parent.public.getBlockNumber();
+      await last.waitForLog((l) => l.msg === 'following the parent chain', 60_000);
+      // caught up: the follower's tip is the parent's head (read from a copy for PGlite)
+      await waitFor(
+        async () => {
+          const tip = await target.inspect((db) => db.query<{ n: string }>('SELECT indexed_block::text AS n FROM arbitrum_parent'));
+          return tip?.[0]?.n === head.toString() ? true : undefined;
+        },
+        () => `the restarted follower to reach parent block ${head}\n${last.output()}`,
+        120_000,
+        500,
+      );
+      await killHard(last);
+      expect(kills).toBe(4);
+
+      const run = await startArbitrumIndexer(clean.db, proxy.url, settlement);
+      try {
+        await followerCaughtUp(clean.db, parent);
+      } finally {
+        await run.stop();
+      }
+      const crashed = await target.inspect((db) => settlementTables(db));
+      const expected = await settlementTables(clean.db);
+      // the poll's head and safe block are whenever the last poll was; everything else must match
+      const withoutPoll = (t: Awaited<ReturnType<typeof settlementTables>> | null) =>
+        t && { ...t, parent: t.parent.map((r) => ({ ...(r as object), head_block: undefined, safe_block: undefined })) };
+      expect(withoutPoll(crashed)).toEqual(withoutPoll(expected));
+      expect(expected.batches.length).toBe(posted.length);
+      expect(expected.confirmations.length).toBe(confirmed.length);
+    } finally {
+      await clean.drop();
+      await target.drop();
+    }
+  }, 400_000);
 });
+
+/** The kind's tables, in key order, without what only says when a poll happened. */
+async function settlementTables(db: Database) {
+  return {
+    batches: await db.query(
+      `SELECT batch_number::text, first_block::text, last_block::text, range_from_neighbours, data_container, encode(tx_hash, 'hex') AS tx,
+              parent_block::text, parent_timestamp::text FROM arbitrum_batches ORDER BY chain_id, batch_number`,
+    ),
+    confirmations: await db.query(
+      `SELECT parent_block::text, log_index, last_block::text, encode(block_hash, 'hex') AS block_hash, encode(send_root, 'hex') AS root,
+              encode(tx_hash, 'hex') AS tx, parent_timestamp::text FROM arbitrum_confirmations ORDER BY chain_id, parent_block, log_index`,
+    ),
+    parent: await db.query(
+      `SELECT parent_chain_id::text, encode(sequencer_inbox, 'hex') AS inbox, encode(outbox, 'hex') AS outbox, indexed_block::text,
+              encode(indexed_hash, 'hex') AS hash, head_block::text, safe_block::text FROM arbitrum_parent ORDER BY chain_id`,
+    ),
+  };
+}
