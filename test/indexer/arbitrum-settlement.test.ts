@@ -226,12 +226,20 @@ describe.each(engines)('Arbitrum settlement from a real parent chain on %s', (en
       served = await expectAllBlocks(api, parent, child, posted, confirmed);
       expect((served.get(9n) as { confirmation_transaction: { status: string } }).confirmation_transaction.status).toBe('finalized');
 
-      // /health shows the parent follower beside the chain
-      const health = await api.app.inject({ method: 'GET', url: '/health' });
-      const chainHealth = (JSON.parse(health.body) as { chains: { chain_id: number; parent?: { indexed_block: number; lag: number } }[] }).chains.find(
-        (c) => c.chain_id === CHILD_CHAIN_ID,
+      // /health shows the parent follower beside the chain (its answer and the chain list are cached for a few seconds)
+      const parentHead = Number(await parent.public.getBlockNumber());
+      const shown = await waitFor(
+        async () => {
+          const health = await api.app.inject({ method: 'GET', url: '/health' });
+          const chains = (JSON.parse(health.body) as { chains: { chain_id: number; parent?: { indexed_block: number; lag: number } }[] }).chains;
+          const p = chains.find((c) => c.chain_id === CHILD_CHAIN_ID)?.parent;
+          return p?.indexed_block === parentHead ? p : undefined;
+        },
+        () => '/health to show the parent follower at the parent head',
+        10_000,
+        200,
       );
-      expect(chainHealth?.parent).toMatchObject({ indexed_block: Number(await parent.public.getBlockNumber()), lag: 0 });
+      expect(shown).toMatchObject({ indexed_block: parentHead, lag: 0 });
     } finally {
       await running.stop();
       await api.close();
