@@ -16,6 +16,8 @@ export interface PlanNode {
   'Node Type': string;
   'Index Name'?: string;
   'Relation Name'?: string;
+  /** what bounds the index range, as the planner prints it */
+  'Index Cond'?: string;
   Plans?: PlanNode[];
 }
 
