@@ -9,7 +9,8 @@ import {
 } from '../db/queries/write-balances.js';
 import { changesFrom, consensusHashes, orphanBlocksAbove, setChangesFrom, setIndexedBlock } from '../db/queries/progress.js';
 import { balancesAt, settleBalances, withBalanceRepair } from './reconcile.js';
-import { putBalances } from '../db/queries/write-tokens.js';
+import { forgetTokensWithoutBalances, putBalances } from '../db/queries/write-tokens.js';
+import { recheckAddresses } from '../db/queries/write-addresses.js';
 import { releaseUncles } from '../db/queries/write-uncles.js';
 import { deleteHistoryAbove } from '../db/queries/write-history.js';
 import { deleteSnapshotsAbove } from '../db/queries/holder-snapshots.js';
@@ -61,11 +62,22 @@ export async function findCommonAncestor(db: Database, rpc: RpcClient, chainId: 
   return floor;
 }
 
+/** Those of `tokens` with no code at `block`: contracts the orphaned blocks created. */
+async function tokensWithoutCodeAt(rpc: RpcClient, tokens: readonly Hex[], block: bigint): Promise<Hex[]> {
+  if (block < 0n) return [...tokens]; // nothing existed before genesis
+  const code = await Promise.all(tokens.map((t) => rpc.getCode(t, block)));
+  return tokens.filter((_, i) => /^0x0*$/.test(code[i] ?? '0x'));
+}
+
 /**
  * Undoes everything above `ancestor` in one transaction: balances and holder counts by the
  * recorded deltas (exact), blocks kept but marked orphaned, progress moved back. A reorg
  * deeper than the recorded changes sets the touched balances to what the token contracts
  * report at the ancestor, read before the transaction so a crash cannot split the two.
+ * Tokens whose contract did not exist at the ancestor leave the index once nobody holds them
+ * (a fresh index of the new branch would not know them), and the addresses the orphaned
+ * balance changes touched are checked again by the enrichment (a contract the orphaned blocks
+ * deployed is none on the new branch).
  */
 export async function rollBackTo(
   db: Database,
@@ -81,8 +93,11 @@ export async function rollBackTo(
   const exact = exactFrom !== null && ancestor + 1n >= exactFrom;
   const depth = (indexedTip - ancestor).toString();
   let truth: BalanceRow[] = [];
+  const keys = await balancesChangedAbove(db, chainId, ancestor);
+  const touchedTokens = [...new Set(keys.map((k) => k.token))];
+  const touchedAddresses = [...new Set([...touchedTokens, ...keys.map((k) => k.holder)])];
+  const createdAbove = await tokensWithoutCodeAt(rpc, touchedTokens, ancestor);
   if (!exact) {
-    const keys = await balancesChangedAbove(db, chainId, ancestor);
     logger.error(
       { chainId, ancestor: ancestor.toString(), depth, balances: keys.length },
       'REORG DEEPER THAN THE RECORDED WINDOW: resetting touched balances to balanceOf at the common ancestor',
@@ -104,6 +119,8 @@ export async function rollBackTo(
       await releaseUncles(tx, chainId, uncles);
       const ensNodes = await dropEnsEventsAbove(tx, chainId, ancestor);
       if (ensRegistry !== null) await refreshPrimaryNames(tx, chainId, ensRegistry, ensNodes);
+      await forgetTokensWithoutBalances(tx, chainId, createdAbove);
+      await recheckAddresses(tx, chainId, touchedAddresses);
       await setIndexedBlock(tx, chainId, ancestor);
       if (!exact) await setChangesFrom(tx, chainId, null);
       return orphaned;

@@ -2,9 +2,13 @@
  * Reorganisations under an indexer that follows the head (enrichment running beside it, as
  * `explorer start` runs them): branches as long as ours, shorter and
  * longer, 1, 5 and 64 blocks deep (64 is the default window: rolled back exactly from the
- * recorded deltas) and one deeper than a small window (touched balances reset from balanceOf).
- * After each, the index must equal a fresh index of the final chain and the node's own state,
- * and the orphaned blocks must stay, served as type "reorg" to their miners.
+ * recorded deltas) and one deeper than a small window (touched balances reset from balanceOf),
+ * met by a new indexer after a restart that falls between the node's reorg and its detection.
+ * After each, the index must equal a fresh index of the final chain and the node's own state:
+ * every non-zero balance, every token's holder count (a token nobody holds any more included,
+ * and no token only the orphaned blocks knew), the consensus blocks, and the `addresses` rows
+ * (those a fresh index has with the same contract and proxy facts, the others with the node's
+ * facts); the orphaned blocks must stay, served as type "reorg" to their miners.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeFunctionData, getAddress, numberToHex, parseEther, type Address, type Hex } from 'viem';
@@ -17,19 +21,22 @@ import { availableEngines, freshDatabase } from '../support/databases.js';
 import {
   DEVNET_CHAIN_ID as CHAIN,
   emptyDatabase,
-  indexToHead,
+  enrichmentDone,
   startIndexer,
   type LogEntry,
   type RunningIndexer,
 } from '../support/indexer-harness.js';
 import {
-  holderCounts,
+  hasCodeAt,
+  indexedAddresses,
   indexedState,
-  nodeBalances,
+  nodeState,
   servedBlocksValidated,
   sortedEntries,
   truthClient,
+  type IndexedState,
 } from '../support/ground-truth.js';
+import { startTcpProxy } from '../support/tcp-proxy.js';
 
 interface ChainBlock {
   number: bigint;
@@ -105,33 +112,51 @@ describe.each(await availableEngines())('following reorgs on %s', (engine) => {
     expect(first.transactions).toHaveLength(senders.length + 1);
   };
 
-  /** A token that exists only on the branch about to be orphaned. */
-  const deployBranchToken = async () => {
+  /** A token that exists only on the branch about to be orphaned: it must leave the index with it. */
+  const deployBranchToken = async (): Promise<Hex> => {
     const { address } = await node.deploy(contracts.TestERC20, ['Doomed', 'DOOM', 18]);
     for (const holder of scenario.holders.slice(0, 3)) {
       await node.write({ address, abi: contracts.TestERC20.abi, functionName: 'mint', args: [holder, 10n ** 18n] });
     }
+    return address.toLowerCase() as Hex;
   };
 
-  async function expectIndexMatchesChain(orphans: readonly ChainBlock[]) {
-    const head = await run.caughtUp();
+  async function expectIndexMatchesChain(orphans: readonly ChainBlock[]): Promise<IndexedState> {
+    const head = await run.caughtUp({ node: node.url });
     expect(run.logger.find('failed')).toEqual([]);
+    await enrichmentDone(followed.db);
     const ours = await indexedState(followed.db, CHAIN);
+    const ourAddresses = await indexedAddresses(followed.db, CHAIN);
 
-    // the same as indexing the final chain from scratch
+    // the same as indexing the final chain from scratch, enrichment included
     await emptyDatabase(reference.db);
-    await indexToHead(reference.db, node.url);
+    const once = await startIndexer(reference.db, node.url, { enrich: true });
+    try {
+      await once.caughtUp();
+      await enrichmentDone(reference.db);
+    } finally {
+      await once.stop();
+    }
     const fresh = await indexedState(reference.db, CHAIN);
     expect(sortedEntries(ours.blocks)).toEqual(sortedEntries(fresh.blocks));
     expect(sortedEntries(ours.balances)).toEqual(sortedEntries(fresh.balances));
     expect(sortedEntries(ours.holderCounts)).toEqual(sortedEntries(fresh.holderCounts));
+    // every address a fresh index knows, with its facts; the rest (miners and holders only the
+    // orphaned blocks had) with the node's: no code at the head, so no contract and no proxy
+    const freshAddresses = await indexedAddresses(reference.db, CHAIN);
+    expect(sortedEntries(new Map([...ourAddresses].filter(([a]) => freshAddresses.has(a))))).toEqual(sortedEntries(freshAddresses));
+    const onlyOurs = [...ourAddresses.keys()].filter((a) => !freshAddresses.has(a));
+    const code = await hasCodeAt(truth, onlyOurs, head);
+    expect(sortedEntries(new Map(onlyOurs.map((a) => [a, ourAddresses.get(a)])))).toEqual(
+      sortedEntries(new Map(onlyOurs.map((a) => [a, { isContract: code.get(a), proxyType: null, implementations: '[]' }]))),
+    );
 
     // ... and what the node itself says
     const chain = await blocksBetween(0n, head);
-    expect(sortedEntries(ours.blocks)).toEqual(sortedEntries(new Map(chain.map((b) => [b.number, { hash: b.hash, miner: b.miner }]))));
-    const balances = await nodeBalances(truth, head);
-    expect(sortedEntries(ours.balances)).toEqual(sortedEntries(balances));
-    expect(sortedEntries(ours.holderCounts)).toEqual(sortedEntries(holderCounts(balances)));
+    const said = await nodeState(truth, head);
+    expect(sortedEntries(ours.blocks)).toEqual(sortedEntries(said.blocks));
+    expect(sortedEntries(ours.balances)).toEqual(sortedEntries(said.balances));
+    expect(sortedEntries(ours.holderCounts)).toEqual(sortedEntries(said.holderCounts));
 
     // orphans stay, out of consensus, and their miners still see them, as "reorg"
     const stored = await followed.db.query<{ hash: string; consensus: boolean }>(
@@ -149,6 +174,7 @@ describe.each(await availableEngines())('following reorgs on %s', (engine) => {
       expect(served.get(o.hash), `orphan ${o.number}`).toMatchObject({ height: Number(o.number), type: 'reorg', miner: { hash: getAddress(o.miner) } });
     }
     for (const b of replaced) expect(served.get(b.hash), `block ${b.number}`).toMatchObject({ height: Number(b.number), type: 'block' });
+    return ours;
   }
 
   /** What the rollbacks among these log lines said, to tell which path a reorg took. */
@@ -163,7 +189,7 @@ describe.each(await availableEngines())('following reorgs on %s', (engine) => {
     run = await startIndexer(followed.db, node.url, { enrich: true });
     await run.caughtUp();
     api = await startTestApi(engine, { db: followed.db });
-  });
+  }, 300_000);
   afterAll(async () => {
     await run?.stop();
     await api?.close();
@@ -191,18 +217,31 @@ describe.each(await availableEngines())('following reorgs on %s', (engine) => {
   });
 
   it('notices a shorter branch, 5 deep, whose head stays below our tip', async () => {
+    // a token held before the fork whose holders all burn everything on the new branch: it
+    // stays, with 0 holders, as in a fresh index
+    const { address } = await node.deploy(contracts.TestERC20, ['Fading', 'FADE', 18]);
+    const fading = address.toLowerCase() as Hex;
+    const fadingHolders = scenario.holders.slice(3, 5);
+    for (const holder of fadingHolders) await node.write({ address, abi: contracts.TestERC20.abi, functionName: 'mint', args: [holder, 10n ** 18n] });
+    await run.caughtUp();
     const mark = run.logger.mark();
+    let doomed: Hex | undefined;
     const orphans = await replaceBranch(
       async () => {
-        await deployBranchToken();
+        doomed = await deployBranchToken();
         await mine(1, 'shorter:old');
       },
-      () => mine(3, 'shorter:new'),
+      async () => {
+        for (const holder of fadingHolders) await node.write({ address, abi: contracts.TestERC20.abi, functionName: 'burn', args: [holder, 10n ** 18n] });
+        await mine(1, 'shorter:new');
+      },
     );
     expect(orphans).toHaveLength(5);
     expect(await node.public.getBlockNumber()).toBeLessThan(orphans[orphans.length - 1]!.number);
-    await expectIndexMatchesChain(orphans);
+    const state = await expectIndexMatchesChain(orphans);
     expect(rollbacks(mark.since())).toEqual([{ depth: 5, exact: true }]);
+    expect(state.holderCounts.get(fading)).toBe(0);
+    expect(state.holderCounts.has(doomed!)).toBe(false);
   });
 
   it('rolls back a longer branch met as a broken link, 64 deep (the default window), exactly from recorded deltas', async () => {
@@ -216,22 +255,46 @@ describe.each(await availableEngines())('following reorgs on %s', (engine) => {
     expect(rollbacks(mark.since())).toEqual([{ depth: 64, exact: true }]);
   });
 
-  it('resets what a reorg deeper than the recorded changes touched from balanceOf', async () => {
-    // a small window: changes are kept for 2 × 4 blocks, so 12 deep is beyond them
-    await run.stop();
-    run = await startIndexer(followed.db, node.url, { enrich: true, chain: { reorgWindow: 4 } });
-    await run.caughtUp();
-    const mark = run.logger.mark();
-    const orphans = await replaceBranch(
-      async () => {
-        await deployBranchToken();
-        await mine(8, 'deep:old');
-      },
-      () => mine(12, 'deep:new'),
-    );
-    expect(orphans).toHaveLength(12);
-    await expectIndexMatchesChain(orphans);
-    expect(rollbacks(mark.since())).toEqual([{ depth: 12, exact: false }]);
-    expect(mark.since().some((e) => e.level === 'error' && e.msg.includes('DEEPER THAN THE RECORDED WINDOW'))).toBe(true);
+  it('resets what a reorg deeper than the recorded changes touched from balanceOf, met by a new indexer after a restart between the reorg and its detection', async () => {
+    // a small window: changes are kept for 2 × 4 blocks, so 12 deep is beyond them. The indexer
+    // reaches the node through a TCP relay the test can cut, so the node can switch branches
+    // under a running indexer that cannot see it.
+    const relay = await startTcpProxy(Number(new URL(node.url).port));
+    const relayUrl = `http://127.0.0.1:${relay.port}`;
+    const deepWindow = { enrich: true, chain: { reorgWindow: 4 } };
+    try {
+      await run.stop();
+      const before = await startIndexer(followed.db, relayUrl, deepWindow);
+      run = before;
+      await run.caughtUp({ node: node.url });
+      const base = await node.public.getBlockNumber();
+      const snapshot = await node.snapshot();
+      const doomed = await deployBranchToken();
+      await mine(8, 'deep:old');
+      const tip = await run.caughtUp({ node: node.url });
+      const orphans = await blocksBetween(base + 1n, tip);
+      expect(orphans).toHaveLength(12);
+
+      // the node reorganises while the indexer runs blind, and the indexer is restarted before
+      // it could have seen it: the old branch is indexed, the node is on the new one
+      relay.cut();
+      expect(await node.revert(snapshot)).toBe(true);
+      await mine(12, 'deep:new');
+      expect((await truth.getBlock({ blockNumber: tip })).hash).not.toBe(orphans[orphans.length - 1]!.hash);
+      await before.stop();
+      expect(rollbacks(before.logger.entries)).toEqual([]);
+      relay.restore();
+
+      // a new indexer with nothing in memory meets the reorg in the database it resumes from
+      run = await startIndexer(followed.db, relayUrl, deepWindow);
+      const state = await expectIndexMatchesChain(orphans);
+      expect(run.logger.entries.find((e) => e.msg === 'resuming')?.obj.from).toBe((tip + 1n).toString());
+      expect(rollbacks(run.logger.entries)).toEqual([{ depth: 12, exact: false }]);
+      expect(run.logger.entries.some((e) => e.level === 'error' && e.msg.includes('DEEPER THAN THE RECORDED WINDOW'))).toBe(true);
+      expect(state.holderCounts.has(doomed)).toBe(false);
+    } finally {
+      relay.restore();
+      await relay.close();
+    }
   });
 });

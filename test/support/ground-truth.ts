@@ -53,13 +53,14 @@ const topicAddress = (topic: Hex | undefined): Hex => `0x${topic!.slice(26)}`.to
 
 /**
  * Every (token, holder, id) that any token event up to `toBlock` touched: the candidates that
- * can hold a balance. WETH-style Deposit/Withdrawal count too, since a deposit mints without a
- * Transfer event. The zero address (mint source, burn sink) is left out.
+ * can hold a balance (of `tokens` only, when given). WETH-style Deposit/Withdrawal count too,
+ * since a deposit mints without a Transfer event. The zero address (mint source, burn sink) is
+ * left out.
  */
-export async function touchedHoldings(client: PublicClient, toBlock: bigint): Promise<Holding[]> {
+export async function touchedHoldings(client: PublicClient, toBlock: bigint, tokens?: readonly Hex[]): Promise<Holding[]> {
   const logs = await client.request({
     method: 'eth_getLogs',
-    params: [{ fromBlock: '0x0', toBlock: `0x${toBlock.toString(16)}`, topics: [Object.values(TOPICS)] }],
+    params: [{ fromBlock: '0x0', toBlock: `0x${toBlock.toString(16)}`, topics: [Object.values(TOPICS)], ...(tokens ? { address: [...tokens] } : {}) }],
   });
   const found = new Map<string, Holding>();
   const add = (token: Hex, holder: Hex, tokenId: bigint | null) => {
@@ -111,9 +112,13 @@ export async function nodeBalances(client: PublicClient, block: bigint): Promise
   return new Map([...balances].filter(([, v]) => v > 0n));
 }
 
-/** Distinct holders per token with a positive balance (ERC-1155 ids counted once per holder). */
-export function holderCounts(balances: ReadonlyMap<string, bigint>): Map<string, number> {
+/**
+ * Distinct holders per token with a positive balance (ERC-1155 ids counted once per holder);
+ * each of `tokens` is listed even when nobody holds it any more (a count of 0).
+ */
+export function holderCounts(balances: ReadonlyMap<string, bigint>, tokens: Iterable<string> = []): Map<string, number> {
   const holders = new Map<string, Set<string>>();
+  for (const token of tokens) holders.set(token.toLowerCase(), new Set());
   for (const [key, value] of balances) {
     if (value <= 0n) continue;
     const [token, holder] = key.split('|') as [string, string];
@@ -121,6 +126,24 @@ export function holderCounts(balances: ReadonlyMap<string, bigint>): Map<string,
     holders.get(token)!.add(holder);
   }
   return new Map([...holders].map(([token, set]) => [token, set.size]));
+}
+
+/**
+ * What a correct index of the chain up to `head` holds, asked of the node alone: balanceOf of
+ * every holding its token events touched (ERC-20, ERC-721 counts, ERC-1155 per id), the holder
+ * count of every token that emitted one (0 included), its blocks' hashes and miners.
+ */
+export async function nodeState(client: PublicClient, head: bigint): Promise<IndexedState> {
+  const touched = await touchedHoldings(client, head);
+  const all = await balancesAt(client, touched, head);
+  const balances = new Map([...all].filter(([, v]) => v !== 0n));
+  const numbers = Array.from({ length: Number(head) + 1 }, (_, i) => BigInt(i));
+  const blocks = await Promise.all(numbers.map((n) => client.getBlock({ blockNumber: n })));
+  return {
+    balances,
+    holderCounts: holderCounts(balances, touched.map((h) => h.token)),
+    blocks: new Map(blocks.map((b) => [b.number, { hash: b.hash, miner: b.miner.toLowerCase() as Hex }])),
+  };
 }
 
 export type NodeBlock = Block<bigint, true, 'latest'>;
@@ -194,9 +217,9 @@ export function servedBalances(token: string, items: readonly any[]): Map<string
 
 /** What two indexes of the same chain must agree on, read straight from the tables. */
 export interface IndexedState {
-  /** holding key → value, positive balances only */
+  /** holding key → value, every non-zero balance (a negative one is an error to show) */
   balances: Map<string, bigint>;
-  /** token → holder_count, non-zero only */
+  /** token → holder_count, every token (a token nobody holds any more has 0) */
   holderCounts: Map<string, number>;
   /** consensus blocks by number: hash and miner */
   blocks: Map<bigint, { hash: Hex; miner: Hex }>;
@@ -206,11 +229,11 @@ export async function indexedState(db: Queryable, chainId: number): Promise<Inde
   const [balances, tokens, blocks] = await Promise.all([
     db.query<{ token: string; holder: string; token_id: string | null; value: string }>(
       `SELECT encode(token, 'hex') AS token, encode(holder, 'hex') AS holder, token_id::text AS token_id, value::text AS value
-       FROM token_balances WHERE chain_id = $1 AND value > 0`,
+       FROM token_balances WHERE chain_id = $1 AND value <> 0`,
       [chainId],
     ),
     db.query<{ token: string; n: string }>(
-      "SELECT encode(address, 'hex') AS token, holder_count::text AS n FROM tokens WHERE chain_id = $1 AND holder_count <> 0",
+      "SELECT encode(address, 'hex') AS token, holder_count::text AS n FROM tokens WHERE chain_id = $1",
       [chainId],
     ),
     db.query<{ number: string; hash: string; miner: string }>(
@@ -245,3 +268,30 @@ export async function tokenMetadata(client: PublicClient, token: Hex) {
 }
 
 export const checksummed = (address: string) => getAddress(address);
+
+/** What the enrichment stored of an address: the facts the API's address objects show. */
+export interface AddressFacts {
+  isContract: boolean;
+  proxyType: string | null;
+  implementations: string;
+}
+
+/** Every row of `addresses` (address → facts), once the enrichment has checked them all. */
+export async function indexedAddresses(db: Queryable, chainId: number): Promise<Map<string, AddressFacts>> {
+  const rows = await db.query<{ hash: string; is_contract: boolean; proxy_type: string | null; implementations: unknown }>(
+    "SELECT '0x' || encode(hash, 'hex') AS hash, is_contract, proxy_type, implementations FROM addresses WHERE chain_id = $1",
+    [chainId],
+  );
+  return new Map(
+    rows.map((r) => [
+      r.hash,
+      { isContract: r.is_contract, proxyType: r.proxy_type, implementations: typeof r.implementations === 'string' ? r.implementations : JSON.stringify(r.implementations) },
+    ]),
+  );
+}
+
+/** Whether each address has code at `block`, as the node says. */
+export async function hasCodeAt(client: PublicClient, addresses: readonly string[], block: bigint): Promise<Map<string, boolean>> {
+  const code = await Promise.all(addresses.map((a) => client.getCode({ address: a as Hex, blockNumber: block })));
+  return new Map(addresses.map((a, i) => [a, code[i] !== undefined && !/^0x0*$/.test(code[i]!)]));
+}

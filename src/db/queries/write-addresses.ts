@@ -95,3 +95,16 @@ export async function uncheckedAddresses(db: Queryable, chainId: number, limit: 
   );
   return rows.map((r) => r.hash);
 }
+
+/**
+ * Marks addresses for the enrichment to look at again (contract, proxy): what it learned may
+ * have come from blocks a reorg orphaned (a contract deployed, a proxy upgraded only there).
+ */
+export async function recheckAddresses(db: Queryable, chainId: number, hashes: readonly string[]): Promise<void> {
+  if (hashes.length === 0) return;
+  await db.query(
+    `UPDATE addresses SET checked_at = NULL
+     WHERE chain_id = $1 AND hash = ANY(SELECT decode(h, 'hex') FROM unnest($2::text[]) h) AND checked_at IS NOT NULL`,
+    [chainId, hexArray(hashes)],
+  );
+}

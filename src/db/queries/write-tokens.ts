@@ -91,3 +91,25 @@ export async function saveTokenMetadata(db: Queryable, tokens: readonly TokenRow
     [chainId, addresses, tokens.map((t) => t.name)],
   );
 }
+
+/**
+ * Removes those of `tokens` nobody holds any of (every balance row zero), with their zero rows:
+ * a rollback's tokens whose contract did not exist at the common ancestor, so everything the
+ * index knew of them came from the orphaned blocks. Returns the tokens removed.
+ */
+export async function forgetTokensWithoutBalances(db: Queryable, chainId: number, tokens: readonly string[]): Promise<string[]> {
+  if (tokens.length === 0) return [];
+  const removed = await db.query<{ token: string }>(
+    `DELETE FROM tokens t
+     WHERE t.chain_id = $1 AND t.address = ANY(SELECT decode(x, 'hex') FROM unnest($2::text[]) x)
+       AND NOT EXISTS (SELECT 1 FROM token_balances b WHERE b.chain_id = t.chain_id AND b.token = t.address AND b.value <> 0)
+     RETURNING '0x' || encode(t.address, 'hex') AS token`,
+    [chainId, hexArray(tokens)],
+  );
+  if (removed.length === 0) return [];
+  await db.query(
+    `DELETE FROM token_balances WHERE chain_id = $1 AND token = ANY(SELECT decode(x, 'hex') FROM unnest($2::text[]) x)`,
+    [chainId, hexArray(removed.map((r) => r.token))],
+  );
+  return removed.map((r) => r.token);
+}
