@@ -344,6 +344,8 @@ export class ChainIndexer {
       );
     }
     await this.pruneHistory(batch.to);
+    // one line per commit at debug level: where a kill or a stop left the index, to the block
+    this.logger.debug({ ...this.label, indexed: batch.to.toString(), head: head.toString(), behind: Number(head - batch.to) }, 'batch committed');
     this.options.metrics?.blocks.inc(this.metricLabel, blocks);
     this.options.metrics?.transfers.inc(this.metricLabel, batch.transfers);
     this.options.metrics?.indexedBlock.set(this.metricLabel, Number(batch.to));

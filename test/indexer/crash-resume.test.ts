@@ -2,9 +2,16 @@
  * The real `explorer index` process, killed with SIGKILL at seeded random moments and restarted
  * until it reaches the head, while the node keeps adding blocks between runs. After every kill the database must equal the node at the block it
  * says it indexed (a batch is all there or not at all), the next process must resume right
- * after that block, and the end state must equal the node at its head: balances = balanceOf,
- * holder counts = holders, sums = totalSupply, blocks 0..head once each with the node's hash,
- * miner, transaction count, gas used and internal transaction count (from its traces).
+ * after that block, and the end state must equal the node at its head: balances = balanceOf
+ * (ERC-20; ERC-721 owner counts; ERC-1155 balanceOf(holder, id)), holder counts = holders,
+ * sums = totalSupply, blocks 0..head once each with the node's hash, miner, transaction count,
+ * gas used and internal transaction count (from its traces).
+ *
+ * The last two runs before the final one are aimed, not random: one is killed in backfill right
+ * after its first commit (seen in its `batch committed` debug line, with blocks still to go; the
+ * node is given a backlog longer than a first batch), one after it reached the head. Each kill's
+ * phase is then read from what the process logged and what the database holds, and an aimed kill
+ * that missed its phase is tried again (up to 3 times): the test asserts that both phases were hit.
  *
  * RELIABILITY_FULL=1 kills ≥ 20 times (default 5); RELIABILITY_KILLS sets the number outright,
  * RELIABILITY_SEED the seed, RELIABILITY_KILL_WINDOW_MS the shortest window a process may run
@@ -19,6 +26,7 @@ import { startTestNode, type TestNode } from '../support/anvil.js';
 import {
   buildCrashChain,
   compareWithNode,
+  scenarioActivity,
   crashTarget,
   describeReport,
   isPipelineStart,
@@ -45,13 +53,25 @@ const KILL_WINDOW_MS = Number(process.env.RELIABILITY_KILL_WINDOW_MS ?? 1_500);
 const STARTUP_KILLS = 0.2;
 /** PGlite's first start runs initdb, and a restart replays the WAL: slow on a busy 2-core machine */
 const START_TIMEOUT_MS = 180_000;
-/** added before each restart: ~10 blocks of transfers of one new token */
+/** a run that must reach the head may have most of the backfill to do (PGlite on a loaded machine: minutes) */
+const TO_HEAD_TIMEOUT_MS = START_TIMEOUT_MS + 600_000;
+/** added before each restart: ~10 blocks of transfers of one new token, and 2 of the demo contracts' traffic */
 const GROWTH = { transfers: 300, tokens: 1, holders: 60, transfersPerTx: 15, txsPerBlock: 2 };
+const GROWTH_SCENARIO_BLOCKS = 2;
+/** empty blocks added before a run aimed at backfill: more than a first batch (10 blocks) takes */
+const BACKLOG_BLOCKS = 60;
+/** further tries of an aimed kill that missed its phase */
+const AIM_RETRIES = 3;
 
 type Phase = 'startup' | 'backfill' | 'at head';
+/** where a run's kill is meant to land */
+type Aim = 'random' | 'backfill' | 'at head';
 
 interface KillRecord {
+  aim: Aim;
   phase: Phase;
+  /** the killed process itself committed at least one batch */
+  committed: boolean;
   /** from spawn to the pipeline's first log line: module loading, database open, migrations */
   startMs: number | null;
   delayMs: number;
@@ -66,6 +86,8 @@ interface KillRecord {
   mismatches: number;
   report: string;
 }
+
+const isCommitInBackfill = (l: LogLine) => l.msg === 'batch committed' && Number(l.behind) > 0;
 
 const reachedHead = (head: bigint) => (l: LogLine) =>
   (isPipelineStart(l) && BigInt(String(l.from)) > head) || (l.msg === 'indexing' && l.behind === 0 && String(l.indexed) === head.toString());
@@ -106,6 +128,7 @@ describe('crash-resume: `explorer index` killed with SIGKILL at random moments',
       bulk: { transfers: 20_000, tokens: 5, holders: 2_000, transfersPerTx: 20, txsPerBlock: 2, seed: SEED },
       miners: 4,
       emptyBlocks: 600,
+      scenarioBlocks: 40,
       seed: SEED,
     });
     holdings.push(...chain.holdings);
@@ -118,21 +141,24 @@ describe('crash-resume: `explorer index` killed with SIGKILL at random moments',
     await node?.stop();
   });
 
-  const spawn = (target: CrashTarget) => {
-    const p = spawnIndexer({ chainId: CHAIN_ID, rpcUrl: node.url, dataDir: target.dataDir, databaseUrl: target.databaseUrl });
+  const spawn = (target: CrashTarget, env?: Record<string, string>) => {
+    const p = spawnIndexer({ chainId: CHAIN_ID, rpcUrl: node.url, dataDir: target.dataDir, databaseUrl: target.databaseUrl, ...(env ? { env } : {}) });
     live.add(p);
     return p;
   };
   const check = (target: CrashTarget) =>
-    target.inspect((db) => compareWithNode(db, { url: node.url, chainId: CHAIN_ID, holdings }));
+    target.inspect((db) => compareWithNode(db, { url: node.url, chainId: CHAIN_ID, holdings, balanceOfTokens: chain.balanceOfTokens }));
 
   /**
    * The node does not wait for a crashed indexer: a few blocks of transfers of a new token, from
    * the next miner, arrive before each restart, so every run has fresh work to be killed in.
    */
-  const grow = async (label: string, round: number) => {
-    await node.setCoinbase(chain.miners[round % chain.miners.length]!);
+  const grow = async (label: string, round: number, backlog = 0) => {
+    const miner = chain.miners[round % chain.miners.length]!;
+    await node.setCoinbase(miner);
     holdings.push(...holdingsOf(await generateBulk(node, { ...GROWTH, seed: `${SEED}:${label}:${round}` })));
+    await scenarioActivity(node, chain.scenario!, GROWTH_SCENARIO_BLOCKS, [miner], `${SEED}:${label}:${round}`);
+    if (backlog > 0) await node.mine(backlog);
     return node.public.getBlockNumber();
   };
 
@@ -147,14 +173,27 @@ describe('crash-resume: `explorer index` killed with SIGKILL at random moments',
         let windowMs = KILL_WINDOW_MS;
         let ranMs = 0;
         let head = await node.public.getBlockNumber();
-        for (let k = 0; k < KILLS; k++) {
-          if (k > 0) head = await grow(engine, k);
+        // random kills, then one aimed at backfill after a commit and one at the head
+        const runs: Aim[] = Array.from({ length: KILLS }, (_, k) => (k === KILLS - 2 ? 'backfill' : k === KILLS - 1 ? 'at head' : 'random'));
+        const retries = { backfill: 0, 'at head': 0 };
+        for (let k = 0; k < runs.length; k++) {
+          const aim = runs[k]!;
+          if (k > 0) head = await grow(engine, k, aim === 'backfill' ? BACKLOG_BLOCKS : 0);
           const spawnedAt = Date.now();
-          const p = spawn(target);
-          // the first start is the riskiest moment: PGlite's initdb, the migrations
-          const early = k === 0 || rng.chance(STARTUP_KILLS);
-          const delayMs = rng.int(k === 0 ? 8_000 : early ? 4_000 : windowMs);
-          if (!early) await p.waitForLog(isPipelineStart, START_TIMEOUT_MS);
+          // at debug level the process logs each commit, which the aimed backfill kill waits for
+          const p = spawn(target, aim === 'backfill' ? { LOG_LEVEL: 'debug' } : undefined);
+          let delayMs = 0;
+          if (aim === 'random') {
+            // the first start is the riskiest moment: PGlite's initdb, the migrations
+            const early = k === 0 || rng.chance(STARTUP_KILLS);
+            delayMs = rng.int(k === 0 ? 8_000 : early ? 4_000 : windowMs);
+            if (!early) await p.waitForLog(isPipelineStart, START_TIMEOUT_MS);
+          } else if (aim === 'backfill') {
+            await p.waitForLog((l) => isCommitInBackfill(l) || reachedHead(head)(l), TO_HEAD_TIMEOUT_MS);
+          } else {
+            await p.waitForLog(reachedHead(head), TO_HEAD_TIMEOUT_MS);
+            delayMs = rng.int(1_000);
+          }
           await sleep(delayMs);
           const phase: Phase = p.logs.some(reachedHead(head)) ? 'at head' : p.logs.some(isPipelineStart) ? 'backfill' : 'startup';
           const killedAt = Date.now();
@@ -167,24 +206,32 @@ describe('crash-resume: `explorer index` killed with SIGKILL at random moments',
           const checkStarted = Date.now();
           const report = await check(target);
           const indexed = report?.indexedBlock ?? null;
+          const from = startFrom(p);
+          const committed = indexed !== null && from !== null && indexed >= from;
+          if (aim !== 'random' && !(phase === aim && (aim !== 'backfill' || committed)) && retries[aim] < AIM_RETRIES) {
+            retries[aim]++;
+            runs.splice(k + 1, 0, aim);
+          }
           kills.push({
+            aim,
             phase,
+            committed,
             delayMs,
             startMs: pipelineAt === null ? null : pipelineAt - spawnedAt,
             checkMs: Date.now() - checkStarted,
             head,
-            from: startFrom(p),
+            from,
             indexed,
             mismatches: report ? mismatchCount(report) : 0,
             report: report ? describeReport(report) : 'nothing written yet',
           });
           if (phase !== 'startup') {
-            windowMs = nextKillWindow({ floor: KILL_WINDOW_MS, previous: windowMs, committed: (indexed ?? -1n) + 1n, ranMs, head, killsLeft: KILLS - k - 1 });
+            windowMs = nextKillWindow({ floor: KILL_WINDOW_MS, previous: windowMs, committed: (indexed ?? -1n) + 1n, ranMs, head, killsLeft: runs.length - k - 1 });
           }
         }
 
         const last = spawn(target);
-        await last.waitForLog(reachedHead(head), START_TIMEOUT_MS + 300_000);
+        await last.waitForLog(reachedHead(head), TO_HEAD_TIMEOUT_MS);
         last.child.kill('SIGTERM');
         const ended = await last.exited;
         live.delete(last);
@@ -197,30 +244,38 @@ describe('crash-resume: `explorer index` killed with SIGKILL at random moments',
           .filter((r) => r.actual !== null);
 
         const byPhase = (phase: Phase) => kills.filter((x) => x.phase === phase).length;
+        const backfillAfterCommit = kills.filter((x) => x.phase === 'backfill' && x.committed).length;
         console.log(
           [
-            `crash-resume on ${engine}: ${kills.length} SIGKILLs (startup ${byPhase('startup')}, backfill ${byPhase('backfill')}, at head ${byPhase('at head')}), ` +
+            `crash-resume on ${engine}: ${kills.length} SIGKILLs (startup ${byPhase('startup')}, backfill ${byPhase('backfill')} ` +
+              `(${backfillAfterCommit} after a commit of its own), at head ${byPhase('at head')}), ` +
               `head ${head}, ${holdings.length} tokens, ${((Date.now() - started) / 1000).toFixed(1)} s`,
             ...kills.map(
               (x, i) =>
-                `  kill ${i + 1} [${x.phase}, start ${x.startMs ?? '-'} ms, +${x.delayMs} ms] head ${x.head}, from ${x.from ?? '-'} → ` +
+                `  kill ${i + 1} [aimed ${x.aim}: ${x.phase}${x.committed ? ' after a commit' : ''}, start ${x.startMs ?? '-'} ms, +${x.delayMs} ms] head ${x.head}, from ${x.from ?? '-'} → ` +
                 `committed ${x.indexed ?? '-'}: ${x.mismatches} mismatches (checked in ${x.checkMs} ms)`,
             ),
             `  final (SIGTERM, exit ${ended.code}): ${describeReport(final)}`,
           ].join('\n'),
         );
 
+        // the kills landed where they were meant to: in backfill once the process had committed, and at the head
+        expect(backfillAfterCommit, 'kills in backfill after a commit of the killed process').toBeGreaterThan(0);
+        expect(byPhase('at head'), 'kills after the process reached the head').toBeGreaterThan(0);
         expect(kills.filter((x) => x.mismatches > 0).map((x) => x.report)).toEqual([]);
         expect(resumes.filter((r) => r.actual !== r.expected)).toEqual([]);
         expect(ended).toEqual({ code: 0, signal: null });
         expect(final.indexedBlock).toBe(head);
         expect(describeReport(final)).toBe(describeReport({ ...final, ...noDifferences }));
         expect(final.balancesChecked).toBeGreaterThanOrEqual(holdings.reduce((n, h) => n + h.holders.length, 0));
+        // non-fungible balances were part of every check, not only fungible ones
+        expect(final.erc721Checked).toBeGreaterThan(0);
+        expect(final.erc1155Checked).toBeGreaterThan(0);
       } finally {
         await target.drop();
       }
     },
-    FULL ? 3_600_000 : 1_200_000,
+    FULL ? 3_600_000 : 1_800_000,
   );
 });
 

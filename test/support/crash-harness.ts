@@ -13,10 +13,12 @@ import type { Hex } from '../../src/db/rows.js';
 import { generateBulk, type BulkOptions, type BulkResult } from '../../src/devnet/bulk.js';
 import type { DevnetClient } from '../../src/devnet/client.js';
 import { deriveAddress } from '../../src/devnet/random.js';
+import { deployScenario, generateActivity, type DemoScenario } from '../../src/devnet/scenario.js';
 import { REPO_ROOT } from './contracts.js';
 import { freshDatabase, type Engine } from './databases.js';
+import { balancesAt, holderCounts, holdingKey, touchedHoldings, truthClient, type Holding } from './ground-truth.js';
 
-const ERC20 = parseAbi(['function balanceOf(address) view returns (uint256)', 'function totalSupply() view returns (uint256)']);
+const ERC20 = parseAbi(['function totalSupply() view returns (uint256)']);
 const TRANSFER = toEventSelector('Transfer(address,address,uint256)');
 
 // ---------------------------------------------------------------------------------------------
@@ -95,17 +97,35 @@ export function holdingsOf(bulk: BulkResult): TokenHolders[] {
 export interface CrashChain {
   bulk: BulkResult;
   holdings: TokenHolders[];
+  /** the demo contracts (ERC-721, ERC-1155, WETH, an airdrop token, a clone and a proxy token), if asked for */
+  scenario: DemoScenario | null;
+  /** the scenario's tokens, checked with balanceOf over their own events (compareWithNode) */
+  balanceOfTokens: Hex[];
   miners: Hex[];
   head: bigint;
 }
 
+export const scenarioTokens = (s: DemoScenario): Hex[] =>
+  [s.erc20, s.erc721, s.erc1155, s.weth, s.clone, s.proxy].map((t) => t.toLowerCase() as Hex);
+
+/**
+ * `blocks` blocks of the demo scenario's traffic (ERC-721 transfers and mints, ERC-1155 single
+ * and batch transfers, WETH deposits and withdrawals, ERC-20 transfers) from these miners.
+ */
+export async function scenarioActivity(node: DevnetClient, scenario: DemoScenario, blocks: number, miners: readonly Hex[], seed: string): Promise<void> {
+  const activity = generateActivity(node, scenario, { maxBlocks: blocks, blocksPerSecond: 1_000, txsPerBlock: 6, miners: [...miners], seed });
+  await activity.done;
+}
+
 /**
  * Blocks from several miners around a bulk of ERC-20 traffic: runs of empty blocks (batches grow
- * fast over them) and blocks dense with transfers (batches stay small), so kills land in both.
+ * fast over them) and blocks dense with transfers (batches stay small), so kills land in both;
+ * with `scenarioBlocks`, the demo contracts and that many blocks of their traffic before the
+ * bulk, so non-fungible balances are there to check too.
  */
 export async function buildCrashChain(
   node: DevnetClient,
-  opts: { bulk: BulkOptions; miners: number; emptyBlocks: number; seed: string },
+  opts: { bulk: BulkOptions; miners: number; emptyBlocks: number; scenarioBlocks?: number; seed: string },
 ): Promise<CrashChain> {
   const miners = Array.from({ length: opts.miners }, (_, i) => deriveAddress(`miner:${opts.seed}`, i));
   const mineRuns = async (blocks: number) => {
@@ -115,12 +135,19 @@ export async function buildCrashChain(
       await node.mine(Math.min(run, blocks - done));
     }
   };
+  const lowerMiners = miners.map((m) => m.toLowerCase() as Hex);
   await mineRuns(Math.floor(opts.emptyBlocks / 2));
   await node.setCoinbase(miners[0]!);
+  let scenario: DemoScenario | null = null;
+  if (opts.scenarioBlocks !== undefined) {
+    scenario = await deployScenario(node, { holders: 40, nfts: 10, seed: opts.seed });
+    await scenarioActivity(node, scenario, opts.scenarioBlocks, lowerMiners, opts.seed);
+    await node.setCoinbase(miners[0]!);
+  }
   const bulk = await generateBulk(node, opts.bulk);
   await mineRuns(Math.ceil(opts.emptyBlocks / 2));
   const head = await node.public.getBlockNumber();
-  return { bulk, holdings: holdingsOf(bulk), miners: miners.map((m) => m.toLowerCase() as Hex), head };
+  return { bulk, holdings: holdingsOf(bulk), scenario, balanceOfTokens: scenario ? scenarioTokens(scenario) : [], miners: lowerMiners, head };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -129,6 +156,9 @@ export async function buildCrashChain(
 export interface TruthReport {
   indexedBlock: bigint | null;
   balancesChecked: number;
+  /** of those, ERC-721 owner counts (balanceOf(owner)) and ERC-1155 balances (balanceOf(owner, id)) */
+  erc721Checked: number;
+  erc1155Checked: number;
   balanceMismatches: string[];
   holderCountMismatches: string[];
   supplyMismatches: string[];
@@ -152,7 +182,7 @@ export function describeReport(r: TruthReport): string {
   const few = (xs: readonly unknown[]) => (xs.length === 0 ? '0' : `${xs.length} (${xs.slice(0, 3).map(String).join('; ')}${xs.length > 3 ? '; …' : ''})`);
   return [
     `indexed=${r.indexedBlock}`,
-    `balances checked=${r.balancesChecked}`,
+    `balances checked=${r.balancesChecked} (ERC-721 ${r.erc721Checked}, ERC-1155 ${r.erc1155Checked})`,
     `balance mismatches=${few(r.balanceMismatches)}`,
     `holder-count mismatches=${few(r.holderCountMismatches)}`,
     `supply mismatches=${few(r.supplyMismatches)}`,
@@ -166,26 +196,41 @@ export function describeReport(r: TruthReport): string {
 
 const key = (token: string, holder: string) => `${token}|${holder}`;
 
+interface BalanceRowText {
+  token: Hex;
+  holder: Hex;
+  token_id: string | null;
+  value: string;
+}
+
 /**
  * Every balance the database has, and every (token, possible holder) pair it might be missing,
- * against the node at the indexed block (balanceOf at its head, its Transfer logs below); holder
- * counts, and sums against totalSupply(), per token; the consensus
- * blocks against the node's blocks 0..indexed block. Assumes the node's chain did not reorganise.
+ * against the node at the indexed block; holder counts per token; the consensus blocks against
+ * the node's blocks 0..indexed block. The bulk's ERC-20s (`holdings`) by balanceOf at the node's
+ * head and by their Transfer logs below it, with sums against totalSupply(); `balanceOfTokens`
+ * (ERC-721, ERC-1155, WETH…) by balanceOf / balanceOf(holder, id) at the indexed block of every
+ * holding their events touched (test/support/ground-truth.ts). A balance row of any other token
+ * is a mismatch. Assumes the node's chain did not reorganise.
  */
 export async function compareWithNode(
   db: Queryable,
-  input: { url: string; chainId: number; holdings: readonly TokenHolders[] },
+  input: { url: string; chainId: number; holdings: readonly TokenHolders[]; balanceOfTokens?: readonly Hex[] },
 ): Promise<TruthReport> {
   const { url, chainId } = input;
   const tokens = input.holdings.map((h) => h.token);
+  const byBalanceOf = new Set(input.balanceOfTokens ?? []);
   const progress = await db.query<{ indexed: string | null }>('SELECT indexed_block::text AS indexed FROM chains WHERE chain_id = $1', [chainId]);
   const indexedText = progress[0]?.indexed ?? null;
   const at = indexedText === null ? -1n : BigInt(indexedText);
-  const rows = await db.query<{ token: string; holder: string; value: string }>(
-    `SELECT '0x' || encode(token, 'hex') AS token, '0x' || encode(holder, 'hex') AS holder, value::text AS value
-     FROM token_balances WHERE chain_id = $1 AND token_id IS NULL`,
+  const allRows = await db.query<BalanceRowText>(
+    `SELECT '0x' || encode(token, 'hex') AS token, '0x' || encode(holder, 'hex') AS holder, token_id::text AS token_id, value::text AS value
+     FROM token_balances WHERE chain_id = $1`,
     [chainId],
   );
+  const bulkTokens = new Set<string>(tokens);
+  const rows = allRows.filter((r) => bulkTokens.has(r.token) && r.token_id === null);
+  const otherRows = allRows.filter((r) => byBalanceOf.has(r.token));
+  const strayRows = allRows.filter((r) => !(bulkTokens.has(r.token) && r.token_id === null) && !byBalanceOf.has(r.token));
   const ours = new Map(rows.map((r) => [key(r.token, r.holder), BigInt(r.value)]));
   const pairs = new Set(rows.map((r) => key(r.token, r.holder)));
   for (const { token, holders } of input.holdings) for (const h of holders) pairs.add(key(token, h));
@@ -194,14 +239,16 @@ export async function compareWithNode(
   const report: TruthReport = {
     indexedBlock: indexedText === null ? null : at,
     balancesChecked: list.length,
-    balanceMismatches: [],
+    erc721Checked: 0,
+    erc1155Checked: 0,
+    balanceMismatches: strayRows.map((r) => `${r.token}/${r.holder}/${r.token_id ?? '-'}: db ${r.value}, a token the chain does not have`),
     holderCountMismatches: [],
     supplyMismatches: [],
     missingBlocks: [],
     duplicateBlocks: [],
     wrongBlocks: [],
     strayBlocks: 0,
-    negativeBalances: rows.filter((r) => BigInt(r.value) < 0n).length,
+    negativeBalances: allRows.filter((r) => BigInt(r.value) < 0n).length,
   };
   if (at >= 0n) {
     const [latest] = await rpcBatch<Hex>(url, [{ method: 'eth_blockNumber', params: [] }]);
@@ -215,11 +262,12 @@ export async function compareWithNode(
     });
     const supplies = (await rpcBatch<Hex>(url, tokens.map((t) => ethCall(t, encodeFunctionData({ abi: ERC20, functionName: 'totalSupply' }), at))))
       .map((d) => decodeUint('totalSupply', d));
-    const counts = await db.query<{ token: string; holders: string }>(
-      `SELECT '0x' || encode(address, 'hex') AS token, holder_count::text AS holders FROM tokens WHERE chain_id = $1`,
+    const counts = await db.query<{ token: string; type: string; holders: string }>(
+      `SELECT '0x' || encode(address, 'hex') AS token, type, holder_count::text AS holders FROM tokens WHERE chain_id = $1`,
       [chainId],
     );
     const countOf = new Map(counts.map((c) => [c.token, Number(c.holders)]));
+    const typeOf = new Map(counts.map((c) => [c.token, c.type]));
     tokens.forEach((t, i) => {
       const expected = holdersByToken.get(t) ?? 0;
       const counted = countOf.get(t) ?? 0;
@@ -227,18 +275,55 @@ export async function compareWithNode(
       const sum = rows.filter((r) => r.token === t).reduce((s, r) => s + BigInt(r.value), 0n);
       if (sum !== supplies[i]) report.supplyMismatches.push(`${t}: db sum ${sum}, totalSupply ${supplies[i]}`);
     });
+    if (byBalanceOf.size > 0) await compareByBalanceOf(url, [...byBalanceOf] as Hex[], otherRows, at, { countOf, typeOf }, report);
   }
   await compareBlocks(db, url, chainId, at, report);
   return report;
 }
 
-// '0x': the token was not deployed yet at that block, so nobody held it
-const decodeUint = (functionName: 'balanceOf' | 'totalSupply', data: Hex) =>
-  data === '0x' ? 0n : decodeFunctionResult({ abi: ERC20, functionName, data });
+/**
+ * `tokens`' balances at `at` by the ground truth's own reading of the node: every holding their
+ * events touched up to `at` and every row the database has for them, each asked with balanceOf
+ * (balanceOf(holder, id) for an ERC-1155 id, the count of NFTs owned for an ERC-721); holder
+ * counts from those balances.
+ */
+async function compareByBalanceOf(
+  url: string,
+  tokens: readonly Hex[],
+  rows: readonly BalanceRowText[],
+  at: bigint,
+  db: { countOf: ReadonlyMap<string, number>; typeOf: ReadonlyMap<string, string> },
+  report: TruthReport,
+): Promise<void> {
+  const client = truthClient(url);
+  const holdingOf = (r: BalanceRowText): Holding => ({ token: r.token, holder: r.holder, tokenId: r.token_id === null ? null : BigInt(r.token_id) });
+  const holdings = new Map((await touchedHoldings(client, at, tokens)).map((h) => [holdingKey(h), h]));
+  for (const r of rows) holdings.set(holdingKey(holdingOf(r)), holdingOf(r));
+  const truth = await balancesAt(client, [...holdings.values()], at);
+  const ours = new Map(rows.map((r) => [holdingKey(holdingOf(r)), BigInt(r.value)]));
+  for (const [k, expected] of truth) {
+    const actual = ours.get(k) ?? 0n;
+    if (actual !== expected) report.balanceMismatches.push(`${k}: db ${actual}, node ${expected}`);
+  }
+  report.balancesChecked += truth.size;
+  for (const h of holdings.values()) {
+    if (h.tokenId !== null) report.erc1155Checked++;
+    else if (db.typeOf.get(h.token) === 'ERC-721') report.erc721Checked++;
+  }
+  for (const [token, expected] of holderCounts(truth, tokens)) {
+    const counted = db.countOf.get(token) ?? 0;
+    if (counted !== expected) report.holderCountMismatches.push(`${token}: db ${counted}, node ${expected}`);
+  }
+}
 
-function balancesByCall(url: string, list: ReadonlyArray<[Hex, Hex]>, at: bigint): Promise<bigint[]> {
-  const balanceOf = ([token, holder]: [Hex, Hex]) => ethCall(token, encodeFunctionData({ abi: ERC20, functionName: 'balanceOf', args: [holder] }), at);
-  return rpcBatch<Hex>(url, list.map(balanceOf)).then((results) => results.map((d) => decodeUint('balanceOf', d)));
+// '0x': the token was not deployed yet at that block, so nobody held it
+const decodeUint = (functionName: 'totalSupply', data: Hex) => (data === '0x' ? 0n : decodeFunctionResult({ abi: ERC20, functionName, data }));
+
+/** balanceOf of each pair at `at`, by the ground truth's own reader. */
+async function balancesByCall(url: string, list: ReadonlyArray<[Hex, Hex]>, at: bigint): Promise<bigint[]> {
+  const holdings = list.map(([token, holder]): Holding => ({ token, holder, tokenId: null }));
+  const values = await balancesAt(truthClient(url), holdings, at);
+  return holdings.map((h) => values.get(holdingKey(h))!);
 }
 
 /**
@@ -363,7 +448,8 @@ export function spawnIndexer(opts: SpawnIndexerOptions): IndexerProcess {
       if (past) return Promise.resolve(past);
       return new Promise<LogLine>((resolve, reject) => {
         const waiter = { match, resolve: (l: LogLine) => done(() => resolve(l)) };
-        const timer = setTimeout(() => done(() => reject(new Error(`no matching log line after ${timeoutMs} ms; output:\n${output()}`))), timeoutMs);
+        const last = () => logs.slice(-5).map((l) => JSON.stringify(l)).join('\n');
+        const timer = setTimeout(() => done(() => reject(new Error(`no matching log line after ${timeoutMs} ms; last log lines:\n${last()}\noutput:\n${output()}`))), timeoutMs);
         const done = (settle: () => void) => {
           clearTimeout(timer);
           waiters.delete(waiter);
