@@ -22,6 +22,7 @@ import {
   DEVNET_CHAIN_ID as CHAIN,
   emptyDatabase,
   enrichmentDone,
+  indexAndEnrich,
   startIndexer,
   type LogEntry,
   type RunningIndexer,
@@ -130,13 +131,7 @@ describe.each(await availableEngines())('following reorgs on %s', (engine) => {
 
     // the same as indexing the final chain from scratch, enrichment included
     await emptyDatabase(reference.db);
-    const once = await startIndexer(reference.db, node.url, { enrich: true });
-    try {
-      await once.caughtUp();
-      await enrichmentDone(reference.db);
-    } finally {
-      await once.stop();
-    }
+    await indexAndEnrich(reference.db, node.url);
     const fresh = await indexedState(reference.db, CHAIN);
     expect(sortedEntries(ours.blocks)).toEqual(sortedEntries(fresh.blocks));
     expect(sortedEntries(ours.balances)).toEqual(sortedEntries(fresh.balances));
