@@ -105,6 +105,8 @@ async function enrichmentDifferences(db: Queryable, url: string, tokens: readonl
 describe('indexing through an RPC endpoint that misbehaves', () => {
   let node: TestNode;
   let chain: CrashChain;
+  // tokens the follow rounds deploy stay on the shared node: a later engine's index has them too
+  const followed: CrashChain['holdings'][number][] = [];
 
   beforeAll(async () => {
     node = await startTestNode();
@@ -130,14 +132,16 @@ describe('indexing through an RPC endpoint that misbehaves', () => {
         // a few are aimed at the backfill's block fetches, which must poll again and say so.
         proxy.injectNext('nullBlock', 2);
         const run = await startIndexer(db, proxy.url, { enrich: true, timeoutMs: TIMEOUT_MS, retry: RETRY });
-        const holdings = [...chain.holdings];
+        const holdings = [...chain.holdings, ...followed];
         try {
           await run.caughtUp({ node: node.url, timeoutMs: 900_000 });
           // A backfill is a few dozen large batches; following the head (polls, one block at a
           // time, new tokens) is where most requests are, so it gets most of the faults too.
           const deadline = Date.now() + FOLLOW_MS;
           for (let round = 0; injected(proxy.stats()).length < FAULT_KINDS.length - 1 && Date.now() < deadline; round++) {
-            holdings.push(...holdingsOf(await generateBulk(node, { ...FOLLOW_BULK, seed: `${SEED}:${engine}:follow:${round}` })));
+            const deployed = holdingsOf(await generateBulk(node, { ...FOLLOW_BULK, seed: `${SEED}:${engine}:follow:${round}` }));
+            holdings.push(...deployed);
+            followed.push(...deployed);
             await node.setCoinbase(chain.miners[round % chain.miners.length]!);
             await node.mine(1);
             await sleep(200);

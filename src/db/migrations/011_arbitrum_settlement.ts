@@ -35,7 +35,7 @@ CREATE TABLE arbitrum_confirmations (
   parent_timestamp bigint NOT NULL,
   PRIMARY KEY (chain_id, parent_block, log_index)
 );
-CREATE INDEX arbitrum_confirmations_by_last_block ON arbitrum_confirmations (chain_id, last_block);
+CREATE INDEX arbitrum_confirmations_by_last_block ON arbitrum_confirmations (chain_id, last_block, parent_block);
 
 CREATE TABLE arbitrum_parent (
   chain_id bigint PRIMARY KEY,
