@@ -80,6 +80,7 @@ export async function runEnrichment(
       const done = (await enrichTokens(db, rpc, chainId)) + (await enrichAddresses(db, rpc, chainId)) + (await blobFields.step());
       if (done > 0) continue;
     } catch (error) {
+      if (signal.aborted) return;
       logger.warn({ chainId, err: error instanceof Error ? error.message : String(error) }, 'enrichment round failed; retrying');
     }
     await sleep(idleMs, signal).catch(() => undefined);

@@ -28,7 +28,7 @@ export function startIndexers(
   setMaxListeners(0, controller.signal);
   const clients: RpcClient[] = [];
   const loops = chains.map(async (chain) => {
-    const rpc = chainRpcClient(chain, logger);
+    const rpc = chainRpcClient(chain, logger, { signal: controller.signal });
     clients.push(rpc);
     const indexer = new ChainIndexer({
       db,
@@ -44,7 +44,7 @@ export function startIndexers(
       chain,
       rpc,
       logger,
-      createRpc: (urls) => createRpcClient({ chainId: chain.chainId, urls, logger }),
+      createRpc: (urls) => createRpcClient({ chainId: chain.chainId, urls, logger, signal: controller.signal }),
     });
     await Promise.all([
       indexer.run(controller.signal),

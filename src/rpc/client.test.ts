@@ -203,6 +203,20 @@ describe('createRpcClient', () => {
     await expect(rpc.getBlockNumber({ signal: controller.signal })).rejects.toBeInstanceOf(RequestAbortedError);
   });
 
+  it('stops retrying when the client’s own signal fires, for calls that passed none or their own', async () => {
+    const server = await serve();
+    server.injectFault({ kind: 'status', status: 503 }, { times: 1000 });
+    const stopping = new AbortController();
+    const rpc = client([server.url], { signal: stopping.signal, retry: { baseDelayMs: 50, maxDelayMs: 50 } });
+    const started = Date.now();
+    setTimeout(() => stopping.abort(), 120);
+    const bare = rpc.getBlockNumber();
+    const withOwn = rpc.getCode('0x0000000000000000000000000000000000000001', 'latest', { signal: new AbortController().signal });
+    await expect(bare).rejects.toBeInstanceOf(RequestAbortedError);
+    await expect(withOwn).rejects.toBeInstanceOf(RequestAbortedError);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
   it('sends credentials in the URL as Basic authorization, not in the URL', async () => {
     let authorization: string | undefined;
     const url = await rawServer((body, headers) => {

@@ -75,6 +75,11 @@ export interface RpcClientOptions {
    */
   maxResponseBytes?: number;
   retry?: Partial<RetryPolicy>;
+  /**
+   * Ends every call, and every wait between retries, when it fires (the process stopping),
+   * whatever signal the caller passed: a stop must not wait on a node that is gone.
+   */
+  signal?: AbortSignal;
 }
 
 export interface RequestOptions {
@@ -216,7 +221,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
   ) => Promise<unknown>;
 
   async function request<T>(method: string, params: readonly unknown[] = [], requestOptions: RequestOptions = {}): Promise<T> {
-    const { signal } = requestOptions;
+    const signal = bothSignals(options.signal, requestOptions.signal);
     const maxRounds = requestOptions.maxRounds ?? policy.maxRounds;
     for (let round = 0; ; round++) {
       try {
@@ -298,6 +303,10 @@ interface RetryContext {
  * and so travel as one batch again. Separate timers, even of equal length, could straddle a
  * millisecond and split the retry into several batches.
  */
+function bothSignals(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
+  return a && b ? AbortSignal.any([a, b]) : (a ?? b);
+}
+
 function sharedSleep(waits: WeakMap<object, Promise<void>>, error: unknown, delayMs: number, signal: AbortSignal | undefined): Promise<void> {
   if (typeof error !== 'object' || error === null) return sleep(delayMs, signal);
   let wait = waits.get(error);

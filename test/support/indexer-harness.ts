@@ -113,12 +113,14 @@ export async function startIndexer(db: Database, urls: string | readonly string[
   const chain = testChainConfig(urls, options.chain);
   const logger = options.logger ?? new CapturingLogger();
   await ensureChain(db, chain.chainId, chain.elasticity, chain.blobSchedule ?? null);
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  // as in the service: stopping ends the calls in flight, even those retrying against a node that is gone
   const rpc = chainRpcClient(chain, logger, {
     timeoutMs: options.timeoutMs ?? 10_000,
     retry: { baseDelayMs: 20, maxDelayMs: 500, urlCooldownMs: 1_000, ...options.retry },
+    signal: controller.signal,
   });
-  const controller = new AbortController();
-  setMaxListeners(0, controller.signal);
   const indexer = new ChainIndexer({ db, rpc, chain, logger, ...options.indexer });
   let finished = false;
   const done = Promise.all([
