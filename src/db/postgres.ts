@@ -9,15 +9,20 @@ export async function openPostgres(url: string, poolSize = 10): Promise<Database
 }
 
 function postgresDatabase(url: string, poolSize: number, statementTimeoutMs: number | undefined): Database {
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: poolSize,
-    connectionTimeoutMillis: 5_000,
-    ...(statementTimeoutMs ? { statement_timeout: statementTimeoutMs } : {}),
-  });
-  // An idle client that loses its connection (server restart) must not crash the process;
-  // the pool drops it and the next query opens a new one.
-  pool.on('error', () => undefined);
+  const openPool = (options?: string) => {
+    const p = new pg.Pool({
+      connectionString: url,
+      max: poolSize,
+      connectionTimeoutMillis: 5_000,
+      ...(statementTimeoutMs ? { statement_timeout: statementTimeoutMs } : {}),
+      ...(options ? { options } : {}),
+    });
+    // An idle client that loses its connection (server restart) must not crash the process;
+    // the pool drops it and the next query opens a new one.
+    p.on('error', () => undefined);
+    return p;
+  };
+  const pool = openPool();
   // pg prepares a named statement once per connection; one name per distinct text, since pg
   // refuses a known name with another text.
   const names = new Map<string, string>();
@@ -34,9 +39,16 @@ function postgresDatabase(url: string, poolSize: number, statementTimeoutMs: num
     },
   });
   const root = wrap(pool);
+  // Opened on the first `genericPlan` statement (the API's keyset pages), so the indexer and the
+  // migrations never hold its connections.
+  let genericPool: pg.Pool | null = null;
+  let genericRoot: Queryable | null = null;
+  const generic = () => (genericRoot ??= wrap((genericPool = openPool('-c plan_cache_mode=force_generic_plan'))));
   return {
     engine: 'postgres',
-    query: root.query,
+    query<T>(text: string, params?: unknown[], options?: QueryOptions) {
+      return (options?.genericPlan && options.prepare ? generic() : root).query<T>(text, params, options);
+    },
     async transaction(fn) {
       const client = await classifyFailures(() => pool.connect());
       // A checked-out client has no listener of the pool's: a connection lost between two of
@@ -66,7 +78,9 @@ function postgresDatabase(url: string, poolSize: number, statementTimeoutMs: num
     exec: async (sql) => {
       await pool.query(sql);
     },
-    close: () => pool.end(),
+    close: async () => {
+      await Promise.all([pool.end(), genericPool?.end()]);
+    },
     // a pool apart, so the indexer's long writes and the migrations keep no timeout
     withStatementTimeout: (ms) => postgresDatabase(url, poolSize, ms),
   };

@@ -27,8 +27,8 @@ function blocksWithMiner(where: string, tail = ''): string {
      ${tail}`;
 }
 
-async function readBlocks(db: Queryable, text: string, args: unknown[]): Promise<ValidatedBlock[]> {
-  const rows = await db.query<Record<string, unknown> & AddressRowColumns>(text, args, { prepare: true });
+async function readBlocks(db: Queryable, text: string, args: unknown[], genericPlan = false): Promise<ValidatedBlock[]> {
+  const rows = await db.query<Record<string, unknown> & AddressRowColumns>(text, args, { prepare: true, genericPlan });
   return rows.map((r) => {
     const block = readRow(pageColumns, r);
     return { block, miner: readAddress(block.miner, r), kinds: kindReads(r) };
@@ -52,7 +52,8 @@ export function blocksValidatedPage(
   params: { chainId: number; miner: Hex; beforeNumber: bigint | null; limit: number },
 ): Promise<ValidatedBlock[]> {
   const { text, args } = blocksValidatedPageQuery(params);
-  return readBlocks(db, text, args);
+  // one range scan of blocks_by_miner whatever the miner: planned once (QueryOptions.genericPlan)
+  return readBlocks(db, text, args, true);
 }
 
 const BY_HASH = blocksWithMiner('b.hash = $2');

@@ -118,7 +118,7 @@ export async function holdersPage(db: Queryable, params: HoldersPageParams): Pro
   const rows = await db.query<{ holder: string; token_id: string | null; value: string; token_type: TokenType | null } & AddressRowColumns>(
     text,
     args,
-    { prepare: true },
+    { prepare: true, genericPlan: true },
   );
   const first = rows[0];
   // Balances are written with their token's row in one transaction, so a row without a
