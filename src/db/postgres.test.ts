@@ -42,3 +42,41 @@ describe.runIf(await postgresAvailable())('PostgreSQL transactions', () => {
     }
   });
 });
+
+describe.runIf(await postgresAvailable())('PostgreSQL statements planned once (QueryOptions.genericPlan)', () => {
+  let db: Database;
+  let drop: () => Promise<void>;
+  beforeAll(async () => {
+    ({ db, drop } = await freshDatabase('postgres'));
+  });
+  afterAll(async () => {
+    await drop?.();
+  });
+
+  const settings = async (on: Database, options: { prepare?: boolean; genericPlan?: boolean }) =>
+    (
+      await on.query<{ mode: string; timeout: string }>(
+        `SELECT current_setting('plan_cache_mode') AS mode, current_setting('statement_timeout') AS timeout WHERE $1::int = 1`,
+        [1],
+        options,
+      )
+    )[0]!;
+
+  it('run on connections that always use the generic plan; every other statement keeps the server default', async () => {
+    expect((await settings(db, { prepare: true, genericPlan: true })).mode).toBe('force_generic_plan');
+    expect((await settings(db, { prepare: true })).mode).toBe('auto');
+    expect((await settings(db, {})).mode).toBe('auto');
+    // (genericPlan without prepare: an unnamed statement is planned per call anyway)
+    expect((await settings(db, { genericPlan: true })).mode).toBe('auto');
+  });
+
+  it('keep the statement timeout of the API pool they run in', async () => {
+    const timed = db.withStatementTimeout!(1_234);
+    try {
+      expect(await settings(timed, { prepare: true, genericPlan: true })).toEqual({ mode: 'force_generic_plan', timeout: '1234ms' });
+      expect(await settings(timed, { prepare: true })).toEqual({ mode: 'auto', timeout: '1234ms' });
+    } finally {
+      await timed.close();
+    }
+  });
+});
