@@ -6,9 +6,10 @@ export type Row = Record<string, unknown>;
 
 export interface QueryOptions {
   /**
-   * Keep the statement prepared on each connection (PostgreSQL): planned once per connection
-   * instead of on every call. For the fixed statements of the request path, whose planning
-   * costs as much as their execution.
+   * Keep the statement prepared on each connection (PostgreSQL): parsed and analysed once per
+   * connection instead of on every call, for the fixed statements of the request path. Planned
+   * once only if PostgreSQL settles on the generic plan (after five runs, when its estimate is
+   * no worse than the custom plans'); see `genericPlan`.
    */
   prepare?: boolean;
   /**
@@ -18,7 +19,8 @@ export interface QueryOptions {
    * custom plans' and may plan again on every call: the holders page did (its generic estimate
    * assumes an average token and a LIMIT of 10 % of it), at 0.3–0.5 ms of server CPU per
    * request, more than the execution. Only for statements whose plan is the same index range
-   * scan whatever the parameters (the keyset pages); a test holds each one's generic plan.
+   * scan whatever the parameters (the keyset pages); test/api/explain.test.ts holds their
+   * generic plans. Ignored by PGlite (one session, statements unnamed).
    */
   genericPlan?: boolean;
 }

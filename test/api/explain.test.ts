@@ -4,8 +4,8 @@
  * cursor bounds the range: an Index Cond on the keyset column), on both
  * engines (PGlite is the default) and for both plans a prepared statement can run with
  * (test/support/query-plans.ts): the custom plan, planned with the page's own values, and the
- * generic plan (`plan_cache_mode = force_generic_plan`), which PostgreSQL may switch a prepared
- * statement to after five runs and so is the one a busy server runs.
+ * generic plan (`plan_cache_mode = force_generic_plan`), the one the API runs them with
+ * (`QueryOptions.genericPlan`: PostgreSQL's own choice kept re-planning the holders statement).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/client.js';
