@@ -26,6 +26,8 @@ export interface WorkerConfig {
   profile: boolean;
   /** per-chain settings other than the defaults (the RPC budget of a remote run) */
   chain?: Partial<ChainSettings>;
+  /** false: index without the balance history (the baseline of --history-cost); default true */
+  keepHistory?: boolean;
 }
 
 export interface WorkerResult {
@@ -51,6 +53,8 @@ export interface WorkerResult {
   anvilCpuMs?: number;
   /** that time per statement (first words of its SQL), largest first */
   statements: Array<{ sql: string; calls: number; ms: number }>;
+  /** balance_history at the end: rows and bytes (table, its indexes) */
+  history: { rows: number; tableBytes: number; indexBytes: number };
   profile: Awaited<ReturnType<typeof saveProfile>> | null;
 }
 
@@ -108,6 +112,7 @@ const indexer = new ChainIndexer({
   rpc,
   chain,
   logger,
+  keepHistory: config.keepHistory ?? true,
   onBatch: ({ batch }) => {
     deltaRows += batch.deltas.length;
     blocks += batch.blocks.length;
@@ -135,6 +140,10 @@ clearInterval(timer);
 
 const at = (fraction: number) => samples.find(([, , block]) => block >= Number(head) * fraction)?.[1] ?? Number.NaN;
 const [{ n }] = (await raw.query<{ n: string }>('SELECT count(*)::text AS n FROM token_balances WHERE value > 0')) as [{ n: string }];
+const [kept] = await raw.query<{ rows: string; table_bytes: string; index_bytes: string }>(
+  `SELECT (SELECT count(*) FROM balance_history)::text AS rows, pg_relation_size('balance_history')::text AS table_bytes,
+          pg_indexes_size('balance_history')::text AS index_bytes`,
+);
 await db.close();
 
 const result: WorkerResult = {
@@ -147,6 +156,7 @@ const result: WorkerResult = {
   positiveBalances: Number(n),
   dbMs,
   deltaRows,
+  history: { rows: Number(kept!.rows), tableBytes: Number(kept!.table_bytes), indexBytes: Number(kept!.index_bytes) },
   nodeCpuMs: (user + system) / 1000,
   postgresCpuMs: measured?.postgresMs ?? null,
   statements: [...statements.entries()]

@@ -15,10 +15,13 @@
  *   npm run bench:index -- --tiny             a few thousand transfers (the test suite runs it)
  *   npm run bench:index -- --transfers 600000 a longer chain (does RSS grow with it?)
  *   npm run bench:index -- --cpu-prof         also CPU-profile one extra (uncounted) indexing run per engine
+ *   npm run bench:index -- --history-cost     also index each run without the balance history, on both
+ *                                             engines, alternating which goes first (`history_cost`)
+ *   npm run bench:index -- --no-remote        skip (d)
  */
 import { fork } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Address } from 'viem';
@@ -40,7 +43,7 @@ import type { WorkerConfig, WorkerResult } from './index-worker.js';
 const { sizes, tiny, options } = readFlags(
   { transfers: 200_000, tokens: 50, holders: 20_000, perTx: 100, txsPerBlock: 2, miners: 8, runs: 3 },
   { transfers: 5_000, tokens: 5, holders: 1_000, perTx: 50, txsPerBlock: 2, miners: 4, runs: 1 },
-  { out: { type: 'string' }, 'no-wait': { type: 'boolean' }, 'cpu-prof': { type: 'boolean' } },
+  { out: { type: 'string' }, 'no-wait': { type: 'boolean' }, 'cpu-prof': { type: 'boolean' }, 'history-cost': { type: 'boolean' }, 'no-remote': { type: 'boolean' } },
 );
 const log = logger('bench:index');
 const command = `npm run bench:index${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
@@ -71,6 +74,9 @@ async function main() {
     const layer: number[] = [];
     const postgres: WorkerResult[] = [];
     const pglite: WorkerResult[] = [];
+    const compare = options['history-cost'] === true;
+    const withoutHistory = { postgres: [] as WorkerResult[], pglite: [] as WorkerResult[] };
+    const loads: number[][] = [];
     // Profiling slows what it watches: the profiled runs come first and are not counted.
     const profiles = options['cpu-prof']
       ? { postgres: (await indexRun('postgres', anvil.url, head, chain, true)).profile, pglite: (await indexRun('pglite', anvil.url, head, chain, true)).profile }
@@ -83,8 +89,20 @@ async function main() {
       const viaLayer = await withCpu(() => chainLayerFetch(anvil.url, head));
       layer.push(eventsPerS(viaLayer.result));
       layerCpu.push(viaLayer.usPerEvent(viaLayer.result.events));
-      postgres.push(await indexRun('postgres', anvil.url, head, chain, false));
-      pglite.push(await indexRun('pglite', anvil.url, head, chain, false));
+      // with and without history back to back, the first of the pair alternating by run, so a
+      // drift in the machine's load does not favour one side
+      const historyFirst = run % 2 === 1;
+      for (const [engine, kept] of [['postgres', postgres], ['pglite', pglite]] as const) {
+        if (compare && !historyFirst) withoutHistory[engine].push(await indexRun(engine, anvil.url, head, chain, false, undefined, false));
+        kept.push(await indexRun(engine, anvil.url, head, chain, false));
+        if (compare && historyFirst) withoutHistory[engine].push(await indexRun(engine, anvil.url, head, chain, false, undefined, false));
+      }
+      loads.push(loadavg().map((l) => round(l, 2)));
+      if (compare) {
+        const pair = (engine: 'postgres' | 'pglite', kept: WorkerResult[]) =>
+          `${engine} ${perS(kept.at(-1)!.transfers, kept.at(-1)!.ms)} with / ${perS(withoutHistory[engine].at(-1)!.transfers, withoutHistory[engine].at(-1)!.ms)} without history`;
+        log(`run ${run} history cost: ${pair('postgres', postgres)}, ${pair('pglite', pglite)} ev/s; load average ${loads.at(-1)!.join(' ')}`);
+      }
       log(
         `run ${run}: bare fetch ${bare.at(-1)} ev/s, chain layer ${layer.at(-1)} ev/s, ` +
           `PostgreSQL ${perS(postgres.at(-1)!.transfers, postgres.at(-1)!.ms)} ev/s (peak ${postgres.at(-1)!.peakRssMb} MB, ${Math.round((postgres.at(-1)!.dbMs / postgres.at(-1)!.ms) * 100)}% in the database), ` +
@@ -93,8 +111,8 @@ async function main() {
     }
 
     await quiet.before('remote node');
-    const remote = await remoteRun(anvil.url, head, chain);
-    log(`remote (${REMOTE.latencyMs} ms, ${REMOTE.rpcConcurrency} in flight, ${REMOTE.rpcBatchSize} calls a request, ${REMOTE.rpcRequestsPerSecond} calls/s): ${JSON.stringify(remote)}`);
+    const remote = options['no-remote'] ? null : await remoteRun(anvil.url, head, chain);
+    if (remote) log(`remote (${REMOTE.latencyMs} ms, ${REMOTE.rpcConcurrency} in flight, ${REMOTE.rpcBatchSize} calls a request, ${REMOTE.rpcRequestsPerSecond} calls/s): ${JSON.stringify(remote)}`);
 
     const engine = (runs: WorkerResult[]) => ({
       events_per_s: median(runs.map((r) => perS(r.transfers, r.ms))),
@@ -122,13 +140,16 @@ async function main() {
       peak_rss_mb: pg.peak_rss_mb,
       pglite_fetch_ratio: round(median(pglite.map((r, i) => perS(r.transfers, r.ms) / bare[i]!)), 3),
       pglite_peak_rss_mb: Math.max(...pglite.map((r) => r.peakRssMb)),
-      remote_fetch_ratio: remote.ratio,
+      remote_fetch_ratio: remote?.ratio ?? null,
       remote,
       blocks_per_s: pg.blocks_per_s,
       postgres: pg,
       pglite: engine(pglite),
       bare_fetch: { events_per_s: bareMedian, runs: bare, cpu_us_per_event: medianCpu(bareCpu), best: best.config, grid: bareGrid.map((g) => ({ ...g.config, events_per_s: eventsPerS(g) })) },
       chain_layer_fetch: { events_per_s: median(layer), runs: layer, cpu_us_per_event: medianCpu(layerCpu), ratio_to_bare: round(median(layer) / bareMedian, 3) },
+      history_cost: compare
+        ? { postgres: historyCost(postgres, withoutHistory.postgres), pglite: historyCost(pglite, withoutHistory.pglite), load_average_1_5_15_after_each_run: loads }
+        : null,
       chain,
       profiles,
       quiet: quiet.summary(),
@@ -144,6 +165,29 @@ async function main() {
   } finally {
     await anvil.stop();
   }
+}
+
+/**
+ * Indexing with the balance history against without it (runs paired by index): medians, their
+ * ratio, and what the history took on disk per kept change (table + indexes).
+ */
+function historyCost(kept: WorkerResult[], without: WorkerResult[]) {
+  const rate = (r: WorkerResult) => perS(r.transfers, r.ms);
+  const withRate = median(kept.map(rate));
+  const withoutRate = median(without.map(rate));
+  const h = kept[0]!.history;
+  return {
+    with_history_events_per_s: withRate,
+    without_history_events_per_s: withoutRate,
+    ratio: round(withRate / withoutRate, 3),
+    ratio_per_pair: kept.map((r, i) => round(rate(r) / rate(without[i]!), 3)),
+    with_history_runs: kept.map(rate),
+    without_history_runs: without.map(rate),
+    db_share: { with_history: round(median(kept.map((r) => r.dbMs / r.ms)), 3), without_history: round(median(without.map((r) => r.dbMs / r.ms)), 3) },
+    kept_changes: h.rows,
+    bytes_per_kept_change: { table: round(h.tableBytes / h.rows, 1), indexes: round(h.indexBytes / h.rows, 1), total: round((h.tableBytes + h.indexBytes) / h.rows, 1) },
+    without_history_rows: without[0]!.history.rows,
+  };
 }
 
 /** The chain: bulk transfers with the coinbase rotating over `miners` validators block by block. */
@@ -349,8 +393,9 @@ async function indexRun(
   chain: { transfers: number; positive_balances: number },
   profile: boolean,
   settings?: Partial<ChainSettings>,
+  keepHistory = true,
 ): Promise<WorkerResult> {
-  const config: WorkerConfig = { engine, rpcUrl, chainId: CHAIN_ID, head: head.toString(), profile, ...(settings ? { chain: settings } : {}) };
+  const config: WorkerConfig = { engine, rpcUrl, chainId: CHAIN_ID, head: head.toString(), profile, keepHistory, ...(settings ? { chain: settings } : {}) };
   let cleanup: () => Promise<void>;
   if (engine === 'postgres') {
     const fresh = await freshDatabase('postgres');

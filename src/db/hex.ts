@@ -1,4 +1,5 @@
 import type { Hex } from './rows.js';
+import { ZERO_ADDRESS } from '../evm/hex.js';
 
 /** 0x-hex → bytes for a bytea parameter (Buffer works on both engines). */
 export function toBytea(hex: string): Buffer {
@@ -17,3 +18,6 @@ export function hexArray(values: readonly string[]): string[] {
 
 /** An ERC-1155 token id for a `numeric[]` bulk parameter (null: no id). */
 export const tokenIdText = (id: bigint | null): string | null => (id === null ? null : id.toString());
+
+/** The zero address as a bytea literal for SQL text (never a holder: mints come from it, burns go to it). */
+export const ZERO_ADDRESS_BYTEA = `'\\x${ZERO_ADDRESS.slice(2)}'::bytea`;

@@ -42,6 +42,11 @@ export interface ChainIndexerOptions {
   /** ranges fetched ahead of the writer; by default enough to keep the chain's RPC budget busy */
   prefetch?: number;
   traces?: boolean;
+  /**
+   * false: no balance history is written, so answers at a past block are wrong. Only for
+   * bench:index's baseline (the indexing rate without history); default true.
+   */
+  keepHistory?: boolean;
 }
 
 export async function verifyChainId(rpc: RpcClient, expected: number): Promise<void> {
@@ -257,6 +262,7 @@ export class ChainIndexer {
       wrappedNativeTokens: this.wrapped.set,
       recordAbove: head - BigInt(this.chain.reorgWindow),
       ensRegistry: ensRegistryFor(this.chain.chainId, this.chain.ens),
+      keepHistory: this.options.keepHistory ?? true,
     });
   }
 

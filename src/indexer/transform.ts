@@ -24,8 +24,8 @@ export interface IndexBatch {
   recordedFrom: bigint | null;
   /** net change per block, for the blocks that may still be reorganised */
   blockDeltas: Array<BalanceDelta & { blockNumber: bigint }>;
-  /** net change per block, for every block: the balance history (write-history.ts) */
-  history: Array<BalanceDelta & { blockNumber: bigint }>;
+  /** net change per block, for every block: the balance history (write-balances.ts applyBlockChanges); null: not kept */
+  history: Array<BalanceDelta & { blockNumber: bigint }> | null;
   /** token contracts seen, with the type their events imply */
   tokens: Map<Hex, TokenType>;
   /** the block of each token's first event in the batch */
@@ -44,6 +44,8 @@ export interface TransformOptions {
   recordAbove: bigint;
   /** the ENS registry whose names the chain follows (config `ens`), if any */
   ensRegistry?: Hex | null;
+  /** per-block changes for the balance history (default true; false only for bench:index's baseline) */
+  keepHistory?: boolean;
 }
 
 class DeltaSum {
@@ -81,7 +83,7 @@ export type FetchedBlock = BlockWithReceipts & { traces: BlockTraceSummary | nul
 export function transformBatch(fetched: readonly FetchedBlock[], options: TransformOptions): IndexBatch {
   const batch = new DeltaSum();
   const blockDeltas: IndexBatch['blockDeltas'] = [];
-  const history: IndexBatch['history'] = [];
+  const history: IndexBatch['history'] = (options.keepHistory ?? true) ? [] : null;
   const tokens = new Map<Hex, TokenType>();
   const tokenFirstBlock = new Map<Hex, bigint>();
   const addresses = new Set<Hex>();
@@ -106,8 +108,8 @@ export function transformBatch(fetched: readonly FetchedBlock[], options: Transf
     }
     // Per-block sums for the history; the blocks a rollback may undo also record them in the
     // reorg window's balance_changes (in a long backfill, almost none).
-    const perBlock = new DeltaSum();
     const inWindow = row.number > options.recordAbove;
+    const perBlock = history !== null || inWindow ? new DeltaSum() : null;
     const logs = receipts.flatMap((r) => r.logs);
     const decoded: TokenTransfer[] = decodeTokenTransfers(logs, { wrappedNativeTokens: options.wrappedNativeTokens });
     transfers += decoded.length;
@@ -122,14 +124,14 @@ export function transformBatch(fetched: readonly FetchedBlock[], options: Transf
       const sent = -t.value;
       batch.add(t.token, t.from, id, sent);
       batch.add(t.token, t.to, id, t.value);
-      perBlock.add(t.token, t.from, id, sent);
-      perBlock.add(t.token, t.to, id, t.value);
+      perBlock?.add(t.token, t.from, id, sent);
+      perBlock?.add(t.token, t.to, id, t.value);
       if (t.from !== ZERO_ADDRESS) addresses.add(t.from);
       if (t.to !== ZERO_ADDRESS) addresses.add(t.to);
     }
-    for (const d of perBlock.nonZero()) {
+    for (const d of perBlock?.nonZero() ?? []) {
       const change = { token: d.token, holder: d.holder, tokenId: d.tokenId, delta: d.delta, blockNumber: row.number };
-      history.push(change);
+      history?.push(change);
       if (inWindow) blockDeltas.push(change);
     }
   }

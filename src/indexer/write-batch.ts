@@ -2,11 +2,11 @@ import type { Database, Queryable } from '../db/client.js';
 import type { BalanceRow, Hex, TokenType } from '../db/rows.js';
 import { upsertBlocks } from '../db/queries/write-blocks.js';
 import { upsertUncles } from '../db/queries/write-uncles.js';
-import { applyBalanceDeltas, pruneBalanceChanges, recordBalanceChanges } from '../db/queries/write-balances.js';
+import { applyBalanceDeltas, applyBlockChanges, pruneBalanceChanges, recordBalanceChanges } from '../db/queries/write-balances.js';
 import { addUncheckedAddresses } from '../db/queries/write-addresses.js';
 import { changesFrom, setChangesFrom, setIndexedBlock } from '../db/queries/progress.js';
 import { setSweepPosition, type SweepPosition } from '../db/queries/rebasing-sweep.js';
-import { historyFrom, pruneHistoryBelow, recordHistory, startHistory } from '../db/queries/write-history.js';
+import { historyFrom, pruneHistoryBelow, startHistory } from '../db/queries/write-history.js';
 import { settleBalances } from './reconcile.js';
 import type { IndexBatch } from './transform.js';
 import { refreshPrimaryNames, writeEnsEvents } from '../db/queries/ens.js';
@@ -46,9 +46,12 @@ export async function writeBatch(db: Database, chainId: number, batch: IndexBatc
     await insertNewTokens(tx, chainId, batch.tokens, batch.tokenFirstBlock);
     await upsertBlocks(tx, batch.blocks);
     await upsertUncles(tx, batch.uncles);
-    const negative = await applyBalanceDeltas(tx, chainId, batch.to, batch.deltas);
-    // before the reconciled values are set: the per-block values derive from the event deltas
-    await recordHistory(tx, chainId, batch.history);
+    // one statement for the balances and their history, before the reconciled values are set:
+    // the per-block values derive from the event deltas
+    const negative =
+      batch.history === null
+        ? await applyBalanceDeltas(tx, chainId, batch.to, batch.deltas)
+        : await applyBlockChanges(tx, chainId, batch.to, batch.history);
     await settleBalances(tx, chainId, negative, extras.reconciled ?? []);
     await recordBalanceChanges(tx, chainId, batch.blockDeltas);
     await addUncheckedAddresses(tx, chainId, extras.addresses ?? [...batch.addresses]);
@@ -58,7 +61,7 @@ export async function writeBatch(db: Database, chainId: number, batch: IndexBatc
     }
     await updateChangesFrom(tx, chainId, batch);
     if (extras.sweep !== undefined) await setSweepPosition(tx, chainId, extras.sweep);
-    await startHistory(tx, chainId, batch.from);
+    if (batch.history !== null) await startHistory(tx, chainId, batch.from);
     await setIndexedBlock(tx, chainId, batch.to);
   });
 }

@@ -1,6 +1,6 @@
 import type { Queryable } from '../client.js';
 import type { BalanceRow, Hex } from '../rows.js';
-import { fromHexText, hexArray, tokenIdText } from '../hex.js';
+import { fromHexText, hexArray, tokenIdText, ZERO_ADDRESS_BYTEA } from '../hex.js';
 import { refreshHolderCounts } from './write-tokens.js';
 import { recordHistoryValues } from './write-history.js';
 
@@ -18,55 +18,107 @@ export interface BalanceKey {
   tokenId: bigint | null;
 }
 
+/** A balance's net change within one block: the unit the history keeps. */
+export type BlockDelta = BalanceDelta & { blockNumber: bigint };
+
+/** Per-block changes as bulk parameters $2..$6 (blockDeltaArrays), read back as rows `u`. */
+const BLOCK_DELTAS = 'unnest($2::text[], $3::text[], $4::numeric[], $5::bigint[], $6::numeric[]) AS u(token, holder, token_id, block_number, delta)';
+
+/** Per-block changes as bulk parameters: token, holder, token_id, block_number, delta. */
+function blockDeltaArrays(changes: readonly BlockDelta[]) {
+  return [
+    hexArray(changes.map((c) => c.token)),
+    hexArray(changes.map((c) => c.holder)),
+    changes.map((c) => tokenIdText(c.tokenId)),
+    changes.map((c) => c.blockNumber.toString()),
+    changes.map((c) => c.delta.toString()),
+  ] as const;
+}
+
 /**
- * Adds deltas to current balances in one statement and keeps holder counts in step: a row
- * crossing from ≤ 0 to > 0 adds a holder, the reverse removes one (ERC-1155 counts distinct
- * addresses, so its touched tokens are recounted instead). Returns the rows that went
- * negative, which only a non-standard token can cause: the caller reconciles them.
- * Deltas must be unique per key (aggregate first).
+ * Adds net deltas (unique per key) to current balances, with holder counts in step
+ * (balanceWriteSql). No history: a rollback's undo, whose orphaned history rows go by block.
+ * Returns the rows that went negative.
  */
-export async function applyBalanceDeltas(
-  db: Queryable,
-  chainId: number,
-  blockNumber: bigint,
-  deltas: readonly BalanceDelta[],
-): Promise<BalanceKey[]> {
-  if (deltas.length === 0) return [];
-  const negative = await db.query<{ token: string; holder: string; token_id: string | null }>(
-    `WITH d AS (
-       SELECT decode(u.token, 'hex') AS token, decode(u.holder, 'hex') AS holder, u.token_id, u.delta
-       FROM unnest($2::text[], $3::text[], $4::numeric[], $5::numeric[]) AS u(token, holder, token_id, delta)
+export function applyBalanceDeltas(db: Queryable, chainId: number, blockNumber: bigint, deltas: readonly BalanceDelta[]): Promise<BalanceKey[]> {
+  return writeBalanceChanges(db, chainId, blockNumber, deltas.map((d) => ({ ...d, blockNumber })), false);
+}
+
+/**
+ * Applies a batch's per-block changes (unique per key and block) to current balances and, in
+ * the same statement, keeps the value after each block in balance_history (balanceWriteSql).
+ * Returns the rows that went negative.
+ */
+export function applyBlockChanges(db: Queryable, chainId: number, blockNumber: bigint, changes: readonly BlockDelta[]): Promise<BalanceKey[]> {
+  return writeBalanceChanges(db, chainId, blockNumber, changes, true);
+}
+
+/**
+ * One statement: sums the changes per key, adds the sums to current balances and keeps holder
+ * counts in step (a row crossing from ≤ 0 to > 0 adds a holder, the reverse removes one;
+ * ERC-1155 counts distinct addresses, so its touched tokens are recounted after it). With
+ * `history`, the upsert's RETURNING (each balance's new value) also gives every change's value
+ * after its block: the new value minus what the batch's later blocks added (a window sum per
+ * key), inserted into balance_history by a second data-modifying CTE, so token_balances is not
+ * read back and no value passes through a number. Keys whose changes net to zero over the batch
+ * are upserted too (value + 0): their per-block values need the row's value.
+ */
+function balanceWriteSql(history: boolean): string {
+  return `WITH d AS (
+       SELECT decode(u.token, 'hex') AS token, decode(u.holder, 'hex') AS holder, u.token_id, u.block_number, u.delta
+       FROM ${BLOCK_DELTAS}
+     ), net AS (
+       ${history ? 'SELECT token, holder, token_id, sum(delta) AS delta FROM d GROUP BY token, holder, token_id' : 'SELECT token, holder, token_id, delta FROM d'}
      ), up AS (
        INSERT INTO token_balances AS b (chain_id, token, holder, token_id, value, block_number)
-       SELECT $1, d.token, d.holder, d.token_id, d.delta, $6 FROM d
+       SELECT $1, net.token, net.holder, net.token_id, net.delta, $7 FROM net
        -- in key order consecutive rows land on the same index pages: ~25% faster than the
        -- order transfers came in (BENCHMARKS.md)
-       ORDER BY d.token, d.holder, d.token_id
+       ORDER BY net.token, net.holder, net.token_id
        ON CONFLICT ON CONSTRAINT token_balances_key
        DO UPDATE SET value = b.value + excluded.value, block_number = excluded.block_number
        RETURNING b.token, b.holder, b.token_id, b.value
      ), moved AS (
-       SELECT up.token, sum(CASE WHEN up.value > 0 AND up.value - d.delta <= 0 THEN 1
-                                 WHEN up.value <= 0 AND up.value - d.delta > 0 THEN -1 ELSE 0 END) AS change
-       FROM up JOIN d ON d.token = up.token AND d.holder = up.holder AND d.token_id IS NOT DISTINCT FROM up.token_id
+       SELECT up.token, sum(CASE WHEN up.value > 0 AND up.value - net.delta <= 0 THEN 1
+                                 WHEN up.value <= 0 AND up.value - net.delta > 0 THEN -1 ELSE 0 END) AS change
+       FROM up JOIN net ON net.token = up.token AND net.holder = up.holder AND net.token_id IS NOT DISTINCT FROM up.token_id
        GROUP BY up.token
      ), counted AS (
        UPDATE tokens t SET holder_count = t.holder_count + moved.change
        FROM moved WHERE t.chain_id = $1 AND t.address = moved.token AND moved.change <> 0 AND t.type <> 'ERC-1155'
        RETURNING 1
-     )
+     )${
+       history
+         ? `, kept AS (
+       INSERT INTO balance_history AS h (chain_id, token, holder, token_id, block_number, value)
+       SELECT $1, d.token, d.holder, d.token_id, d.block_number,
+              up.value - coalesce(sum(d.delta) OVER (PARTITION BY d.token, d.holder, d.token_id ORDER BY d.block_number DESC
+                                                     ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)
+       FROM d JOIN up ON up.token = d.token AND up.holder = d.holder AND up.token_id IS NOT DISTINCT FROM d.token_id
+       -- the window's order: key order again, for the index pages
+       ORDER BY d.token, d.holder, d.token_id, d.block_number DESC
+       ON CONFLICT ON CONSTRAINT balance_history_key DO UPDATE SET value = excluded.value
+     )`
+         : ''
+     }
      SELECT encode(token, 'hex') AS token, encode(holder, 'hex') AS holder, token_id::text AS token_id
-     FROM up WHERE value < 0`,
-    [
-      chainId,
-      hexArray(deltas.map((d) => d.token)),
-      hexArray(deltas.map((d) => d.holder)),
-      deltas.map((d) => tokenIdText(d.tokenId)),
-      deltas.map((d) => d.delta.toString()),
-      blockNumber.toString(),
-    ],
+     FROM up WHERE value < 0`;
+}
+const BALANCE_WRITE = { history: balanceWriteSql(true), plain: balanceWriteSql(false) } as const;
+
+async function writeBalanceChanges(
+  db: Queryable,
+  chainId: number,
+  blockNumber: bigint,
+  changes: readonly BlockDelta[],
+  history: boolean,
+): Promise<BalanceKey[]> {
+  if (changes.length === 0) return [];
+  const negative = await db.query<{ token: string; holder: string; token_id: string | null }>(
+    history ? BALANCE_WRITE.history : BALANCE_WRITE.plain,
+    [chainId, ...blockDeltaArrays(changes), blockNumber.toString()],
   );
-  await recountMultiTokenHolders(db, chainId, [...new Set(deltas.filter((d) => d.tokenId !== null).map((d) => d.token))]);
+  await recountMultiTokenHolders(db, chainId, [...new Set(changes.filter((d) => d.tokenId !== null).map((d) => d.token))]);
   return negative.map((r) => ({ token: fromHexText(r.token), holder: fromHexText(r.holder), tokenId: r.token_id === null ? null : BigInt(r.token_id) }));
 }
 
@@ -87,7 +139,7 @@ export async function setBalances(db: Queryable, chainId: number, rows: readonly
        SELECT d.token, d.value AS next, coalesce(b.value, 0) AS before
        FROM d LEFT JOIN token_balances b
          ON b.chain_id = $1 AND b.token = d.token AND b.holder = d.holder AND b.token_id IS NOT DISTINCT FROM d.token_id
-       WHERE d.holder <> '\\x0000000000000000000000000000000000000000'::bytea
+       WHERE d.holder <> ${ZERO_ADDRESS_BYTEA}
      ), up AS (
        INSERT INTO token_balances AS b (chain_id, token, holder, token_id, value, block_number)
        SELECT $1, d.token, d.holder, d.token_id, d.value, d.block_number FROM d ORDER BY d.token, d.holder, d.token_id
@@ -116,25 +168,13 @@ async function recountMultiTokenHolders(db: Queryable, chainId: number, tokens: 
 }
 
 /** Keeps a block's deltas while it can still be reorganised away. */
-export async function recordBalanceChanges(
-  db: Queryable,
-  chainId: number,
-  changes: ReadonlyArray<BalanceDelta & { blockNumber: bigint }>,
-): Promise<void> {
+export async function recordBalanceChanges(db: Queryable, chainId: number, changes: readonly BlockDelta[]): Promise<void> {
   if (changes.length === 0) return;
   await db.query(
     `INSERT INTO balance_changes (chain_id, block_number, token, holder, token_id, delta)
      SELECT $1, u.block_number, decode(u.token, 'hex'), decode(u.holder, 'hex'), u.token_id, u.delta
-     FROM unnest($2::bigint[], $3::text[], $4::text[], $5::numeric[], $6::numeric[])
-       AS u(block_number, token, holder, token_id, delta)`,
-    [
-      chainId,
-      changes.map((c) => c.blockNumber.toString()),
-      hexArray(changes.map((c) => c.token)),
-      hexArray(changes.map((c) => c.holder)),
-      changes.map((c) => tokenIdText(c.tokenId)),
-      changes.map((c) => c.delta.toString()),
-    ],
+     FROM ${BLOCK_DELTAS}`,
+    [chainId, ...blockDeltaArrays(changes)],
   );
 }
 

@@ -1,54 +1,19 @@
 import type { Queryable } from '../client.js';
 import type { BalanceRow } from '../rows.js';
-import { hexArray, tokenIdText } from '../hex.js';
-import type { BalanceDelta } from './write-balances.js';
+import { hexArray, tokenIdText, ZERO_ADDRESS_BYTEA } from '../hex.js';
 
 /**
- * Keeps the value after each block of every balance a batch changed, in the batch's
- * transaction, right after its deltas were applied: the value after block b is the balance
- * now minus what the batch's later blocks added (a window sum per key), so no value is read
- * back into JS and none passes through a number.
+ * Absolute values set from balanceOf (rebasing tokens, repairs, deep reorgs): kept at their
+ * block. (The changes that events make are kept by the balance write itself:
+ * write-balances.ts applyBlockChanges.)
  */
-export async function recordHistory(
-  db: Queryable,
-  chainId: number,
-  changes: ReadonlyArray<BalanceDelta & { blockNumber: bigint }>,
-): Promise<void> {
-  if (changes.length === 0) return;
-  await db.query(
-    `WITH d AS (
-       SELECT decode(u.token, 'hex') AS token, decode(u.holder, 'hex') AS holder, u.token_id, u.block_number, u.delta
-       FROM unnest($2::text[], $3::text[], $4::numeric[], $5::bigint[], $6::numeric[]) AS u(token, holder, token_id, block_number, delta)
-     ), later AS (
-       SELECT d.*, coalesce(sum(d.delta) OVER (PARTITION BY d.token, d.holder, d.token_id ORDER BY d.block_number DESC
-                                               ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS after_it
-       FROM d
-     )
-     INSERT INTO balance_history AS h (chain_id, token, holder, token_id, block_number, value)
-     SELECT $1, l.token, l.holder, l.token_id, l.block_number, b.value - l.after_it
-     FROM later l JOIN token_balances b
-       ON b.chain_id = $1 AND b.token = l.token AND b.holder = l.holder AND b.token_id IS NOT DISTINCT FROM l.token_id
-     ORDER BY l.token, l.holder, l.token_id, l.block_number
-     ON CONFLICT ON CONSTRAINT balance_history_key DO UPDATE SET value = excluded.value`,
-    [
-      chainId,
-      hexArray(changes.map((c) => c.token)),
-      hexArray(changes.map((c) => c.holder)),
-      changes.map((c) => tokenIdText(c.tokenId)),
-      changes.map((c) => c.blockNumber.toString()),
-      changes.map((c) => c.delta.toString()),
-    ],
-  );
-}
-
-/** Absolute values set from balanceOf (rebasing tokens, repairs, deep reorgs): kept at their block. */
 export async function recordHistoryValues(db: Queryable, chainId: number, rows: readonly BalanceRow[]): Promise<void> {
   if (rows.length === 0) return;
   await db.query(
     `INSERT INTO balance_history AS h (chain_id, token, holder, token_id, block_number, value)
      SELECT $1, decode(u.token, 'hex'), decode(u.holder, 'hex'), u.token_id, u.block_number, u.value
      FROM unnest($2::text[], $3::text[], $4::numeric[], $5::bigint[], $6::numeric[]) AS u(token, holder, token_id, block_number, value)
-     WHERE u.holder <> '0000000000000000000000000000000000000000'
+     WHERE decode(u.holder, 'hex') <> ${ZERO_ADDRESS_BYTEA}
      ON CONFLICT ON CONSTRAINT balance_history_key DO UPDATE SET value = excluded.value`,
     [
       chainId,
