@@ -5,6 +5,7 @@ import { upsertTokens } from '../../src/db/queries/write-tokens.js';
 import { findToken } from '../../src/db/queries/holders.js';
 import {
   applyBalanceDeltas,
+  applyBlockChanges,
   recordBalanceChanges,
   takeBalanceChangesAbove,
 } from '../../src/db/queries/write-balances.js';
@@ -14,7 +15,9 @@ import { addressOf } from '../support/seed.js';
 const CHAIN = 3;
 const FT = addressOf(1, 'ft');
 const MT = addressOf(2, 'mt');
-const [A, B, C] = [addressOf(1), addressOf(2), addressOf(3)];
+/** a token of its own for the history case (no tokens row needed: the balance write only updates one that exists) */
+const HT = addressOf(3, 'ht');
+const [A, B, C, D, E] = [addressOf(1), addressOf(2), addressOf(3), addressOf(4), addressOf(5)];
 
 describe.each(await availableEngines())('balance deltas on %s', (engine) => {
   let db: Database;
@@ -34,6 +37,31 @@ describe.each(await availableEngines())('balance deltas on %s', (engine) => {
       "SELECT '0x' || encode(holder, 'hex') AS holder, token_id::text, value::text FROM token_balances WHERE token = decode($1, 'hex') ORDER BY holder, token_id",
       [token.slice(2)],
     );
+
+  it('keeps the value after each block in the same statement, also for a balance that nets to zero over the batch', async () => {
+    // D gets 3 then 4 more; E (no earlier row) gets 7 and sends it all on within the batch,
+    // so its batch sum is 0: its per-block values still need its row's value
+    const changes = [
+      { token: HT, holder: D, tokenId: null, delta: 3n, blockNumber: 10n },
+      { token: HT, holder: E, tokenId: null, delta: 7n, blockNumber: 10n },
+      { token: HT, holder: E, tokenId: null, delta: -7n, blockNumber: 11n },
+      { token: HT, holder: D, tokenId: null, delta: 4n, blockNumber: 12n },
+    ];
+    expect(await applyBlockChanges(db, CHAIN, 12n, changes)).toEqual([]);
+    // the expected values: each holder's running sum of its changes, block by block
+    const running = new Map<string, bigint>();
+    const expected = changes.map((c) => {
+      const v = (running.get(c.holder) ?? 0n) + c.delta;
+      running.set(c.holder, v);
+      return [c.holder, c.blockNumber.toString(), v.toString()];
+    });
+    const kept = await db.query<{ holder: string; block_number: string; value: string }>(
+      `SELECT '0x' || encode(holder, 'hex') AS holder, block_number::text, value::text FROM balance_history
+       WHERE token = decode($1, 'hex') AND holder = ANY(ARRAY[decode($2, 'hex'), decode($3, 'hex')])`,
+      [HT.slice(2), D.slice(2), E.slice(2)],
+    );
+    expect(kept.map((r) => [r.holder, r.block_number, r.value]).sort()).toEqual(expected.sort());
+  });
 
   it('adds deltas, keeps holder counts, reports negatives, and undoes exactly', async () => {
     const big = 2n ** 255n;
