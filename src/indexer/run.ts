@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { createRpcClient, type RpcClient } from '../rpc/client.js';
+import type { RpcClient } from '../rpc/client.js';
 import { chainRpcClient } from './chain-rpc.js';
 import type { Database } from '../db/client.js';
 import type { ChainConfig } from '../config/config.js';
@@ -44,7 +44,8 @@ export function startIndexers(
       chain,
       rpc,
       logger,
-      createRpc: (urls) => createRpcClient({ chainId: chain.chainId, urls, logger, signal: controller.signal }),
+      // the parent's nodes get the chain's RPC budget (in flight, batch size, calls per second) too
+      createRpc: (urls) => chainRpcClient(chain, logger, { urls, signal: controller.signal }),
     });
     await Promise.all([
       indexer.run(controller.signal),
