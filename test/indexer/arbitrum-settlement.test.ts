@@ -18,6 +18,8 @@ import { startTestApi, type TestApi } from '../support/api.js';
 import { testBlobs } from '../support/blobs.js';
 import { BatchPoster, confirmChildBlock, deployParentRollup, type ParentRollup } from '../support/arbitrum/rollup.js';
 import { arbitrumHeader, startArbitrumChildProxy } from '../support/arbitrum/child-node.js';
+import { installNodeInterface, nodeInterfaceBatch, removeNodeInterface, setNodeInterfaceBatches } from '../support/arbitrum/node-interface.js';
+import { isDeepStrictEqual } from 'node:util';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crashTarget, killHard, spawnIndexer } from '../support/crash-harness.js';
@@ -39,6 +41,8 @@ interface Posted {
   /** the container the batch's data header byte means (the issue's table) */
   container: string | null;
   receipt: TransactionReceipt;
+  /** posted by a contract: its transaction's input holds no counts */
+  uncounted?: true;
 }
 
 interface Confirmed {
@@ -55,17 +59,39 @@ async function parentTx(parent: TestNode, receipt: TransactionReceipt, safe: big
   };
 }
 
-/** The nine fields of child block `n`, from the two chains alone. */
-async function expectedFields(parent: TestNode, n: bigint, posted: readonly Posted[], confirmed: readonly Confirmed[]) {
+/**
+ * The nine fields of child block `n`, from the two chains alone: the batches and confirmations
+ * posted at or after `parentStartBlock` (what a follower starting there sees), else the batch the
+ * child node's NodeInterface names.
+ */
+async function expectedFields(
+  parent: TestNode,
+  child: TestNode,
+  n: bigint,
+  posted: readonly Posted[],
+  confirmed: readonly Confirmed[],
+  parentStartBlock = 0n,
+) {
   const safe = (await parent.public.getBlock({ blockTag: 'safe' })).number;
-  const batch = posted.find((p) => p.prev + SHIFT <= n && n <= p.next + SHIFT - 1n) ?? null;
-  const confirmation = [...confirmed].sort((a, b) => Number(a.childBlock - b.childBlock)).find((c) => c.childBlock >= n) ?? null;
+  const seen = posted.filter((p) => p.receipt.blockNumber >= parentStartBlock);
+  const holding = seen.find((p) => p.prev + SHIFT <= n && n <= p.next + SHIFT - 1n) ?? null;
+  const sealed = await nodeInterfaceBatch(child, n);
+  // a batch without counts has a known range when both its neighbours are seen or the NodeInterface names it
+  const rangeKnown = (p: Posted) =>
+    !p.uncounted || sealed === p.batch || (seen.some((q) => q.batch === p.batch - 1n) && seen.some((q) => q.batch === p.batch + 1n));
+  const batch = holding !== null && rangeKnown(holding) ? holding : null;
+  const confirmation =
+    [...confirmed]
+      .filter((c) => c.receipt.blockNumber >= parentStartBlock)
+      .sort((a, b) => Number(a.childBlock - b.childBlock))
+      .find((c) => c.childBlock >= n) ?? null;
   const header = arbitrumHeader(n);
   const commitment = batch ? await parentTx(parent, batch.receipt, safe) : null;
   const confirmationTx = confirmation ? await parentTx(parent, confirmation.receipt, safe) : null;
+  const batchNumber = batch ? Number(batch.batch) : sealed === null || holding !== null ? null : Number(sealed);
   return {
-    batch_number: batch ? Number(batch.batch) : null,
-    status: confirmationTx ? 'Confirmed on base' : commitment ? 'Sent to base' : batch ? 'Sealed on rollup' : 'Processed on rollup',
+    batch_number: batchNumber,
+    status: confirmationTx ? 'Confirmed on base' : commitment ? 'Sent to base' : batchNumber !== null ? 'Sealed on rollup' : 'Processed on rollup',
     batch_data_container: batch?.container ?? null,
     commitment_transaction: commitment,
     confirmation_transaction: confirmationTx,
@@ -74,6 +100,15 @@ async function expectedFields(parent: TestNode, n: bigint, posted: readonly Post
     send_count: Number(BigInt(header.sendCount)),
     send_root: header.sendRoot,
   };
+}
+
+/** The stand-in NodeInterface answers for these batches (by batch number, in order from 0). */
+async function nodeInterfaceKnows(child: TestNode, batches: readonly { batch: bigint; next: bigint }[]) {
+  const lasts = [...batches].sort((a, b) => Number(a.batch - b.batch)).map((b, i) => {
+    expect(b.batch).toBe(BigInt(i));
+    return b.next + SHIFT - 1n;
+  });
+  await setNodeInterfaceBatches(child, lasts);
 }
 
 async function followerCaughtUp(db: Database, parent: TestNode): Promise<void> {
@@ -95,29 +130,47 @@ async function followerCaughtUp(db: Database, parent: TestNode): Promise<void> {
   );
 }
 
-/** Every child block through the single-block route, and the ones on the first blocks-validated page. */
-async function servedFields(api: TestApi, child: TestNode) {
-  const served = new Map<bigint, unknown>();
+/** Every child block through the single-block route, and the items of the first blocks-validated page. */
+async function readServed(api: TestApi, child: TestNode) {
+  const single = new Map<bigint, unknown>();
   for (let n = 0n; n <= CHILD_BLOCKS; n++) {
     const res = await api.get(`/${CHILD_CHAIN_ID}/api/v2/blocks/${n}`);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    served.set(n, res.body.arbitrum);
+    single.set(n, res.body.arbitrum);
   }
   const miner = (await child.public.getBlock({ blockNumber: 1n })).miner;
   const page = await api.get(`/${CHILD_CHAIN_ID}/api/v2/addresses/${miner}/blocks-validated`);
   expect(page.status).toBe(200);
-  for (const item of page.body.items as { height: number; arbitrum: unknown }[]) {
-    expect(item.arbitrum, `blocks-validated item ${item.height}`).toEqual(served.get(BigInt(item.height)));
-  }
-  return served;
+  return { single, items: page.body.items as { height: number; arbitrum: unknown }[] };
 }
 
-async function expectAllBlocks(api: TestApi, parent: TestNode, child: TestNode, posted: Posted[], confirmed: Confirmed[]) {
-  const served = await servedFields(api, child);
-  for (let n = 0n; n <= CHILD_BLOCKS; n++) {
-    expect(served.get(n), `child block ${n}`).toEqual(await expectedFields(parent, n, posted, confirmed));
+/** As served, the page's items the same as the single blocks. */
+async function servedFields(api: TestApi, child: TestNode) {
+  const { single, items } = await readServed(api, child);
+  for (const item of items) expect(item.arbitrum, `blocks-validated item ${item.height}`).toEqual(single.get(BigInt(item.height)));
+  return single;
+}
+
+/**
+ * Every block's fields as served, on both routes, equal what the chains say. The NodeInterface
+ * step runs on its own rounds (and pages are cached for a second): the served fields may take a
+ * moment to get there.
+ */
+async function expectAllBlocks(api: TestApi, parent: TestNode, child: TestNode, posted: Posted[], confirmed: Confirmed[], parentStartBlock = 0n) {
+  const expected = new Map<bigint, unknown>();
+  for (let n = 0n; n <= CHILD_BLOCKS; n++) expected.set(n, await expectedFields(parent, child, n, posted, confirmed, parentStartBlock));
+  const agrees = (served: Awaited<ReturnType<typeof readServed>>) =>
+    [...expected].every(([n, fields]) => isDeepStrictEqual(served.single.get(n), fields)) &&
+    served.items.every((item) => isDeepStrictEqual(item.arbitrum, expected.get(BigInt(item.height))));
+  const deadline = Date.now() + 20_000;
+  let served = await readServed(api, child);
+  while (!agrees(served) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 250));
+    served = await readServed(api, child);
   }
-  return served;
+  for (let n = 0n; n <= CHILD_BLOCKS; n++) expect(served.single.get(n), `child block ${n}`).toEqual(expected.get(n));
+  for (const item of served.items) expect(item.arbitrum, `blocks-validated item ${item.height}`).toEqual(expected.get(BigInt(item.height)));
+  return served.single;
 }
 
 interface Running {
@@ -173,6 +226,8 @@ describe.each(engines)('Arbitrum settlement from a real parent chain on %s', (en
     parent = await startTestNode({ hardfork: 'cancun', args: ['--slots-in-an-epoch', '4'] });
     child = await startTestNode({ chainId: CHILD_CHAIN_ID });
     proxy = await startArbitrumChildProxy(child.url);
+    // the stand-in NodeInterface (test/support/arbitrum/node-interface.ts), told each batch the test posts
+    await installNodeInterface(child, SHIFT);
     contracts = await deployParentRollup(parent);
     await child.mine(Number(CHILD_BLOCKS));
     poster = new BatchPoster(parent, contracts);
@@ -199,9 +254,10 @@ describe.each(engines)('Arbitrum settlement from a real parent chain on %s', (en
       posted.push({ ...(await poster.calldata(3n, '0x80')), container: 'in_anytrust' });
       posted.push({ ...(await poster.blob(2n, testBlobs(1))), container: 'in_blob4844' });
       // posted by a contract: its range comes from its neighbours
-      posted.push({ ...(await poster.throughContract(1n, '0x88')), container: 'in_anytrust' });
+      posted.push({ ...(await poster.throughContract(1n, '0x88')), container: 'in_anytrust', uncounted: true });
       // zero-heavy (0x20) names no container of the issue's table
       posted.push({ ...(await poster.calldata(1n, '0x20')), container: null });
+      await nodeInterfaceKnows(child, posted);
       await followerCaughtUp(db, parent);
       served = await expectAllBlocks(api, parent, child, posted, confirmed);
       expect((served.get(5n) as { status: string }).status).toBe('Sent to base');
@@ -261,6 +317,8 @@ describe.each(engines)('Arbitrum settlement from a real parent chain on %s', (en
       const dropped = await poster.calldata(1n, '0x00');
       // the dropped batch's last block, and the block before it confirmed on the dropped branch
       const droppedBlock = dropped.next + SHIFT - 1n;
+      // the child node's batch record keeps the batch whatever becomes of its parent transaction
+      await nodeInterfaceKnows(child, [...posted, dropped]);
       const confirmedHash = (await child.public.getBlock({ blockNumber: droppedBlock - 1n })).hash;
       await confirmChildBlock(parent, contracts, confirmedHash, `0x${'cd'.repeat(32)}`);
       await parent.mine(2);
@@ -276,7 +334,8 @@ describe.each(engines)('Arbitrum settlement from a real parent chain on %s', (en
       await parent.mine(5);
       await followerCaughtUp(db, parent);
       served = await expectAllBlocks(api, parent, child, posted, confirmed);
-      expect((served.get(droppedBlock) as { status: string }).status).toBe('Processed on rollup');
+      // the NodeInterface still names the dropped batch: its blocks are sealed, with no commitment known
+      expect(served.get(droppedBlock)).toMatchObject({ status: 'Sealed on rollup', batch_number: Number(dropped.batch), commitment_transaction: null });
       expect((served.get(droppedBlock - 1n) as { status: string }).status).not.toBe('Confirmed on base');
       expect(running.indexer.logger.entries.some((e) => e.msg === 'parent chain reorganised; settlement data rolled back')).toBe(true);
 
@@ -285,7 +344,16 @@ describe.each(engines)('Arbitrum settlement from a real parent chain on %s', (en
       const second = await startArbitrumIndexer(fresh.db, proxy.url, settlement);
       try {
         await followerCaughtUp(fresh.db, parent);
-        expect(await settlementTables(db)).toEqual(await settlementTables(fresh.db));
+        // the NodeInterface step of each runs on its own rounds
+        await waitFor(
+          async () => (isDeepStrictEqual(await settlementTables(db), await settlementTables(fresh.db)) ? true : undefined),
+          () => 'the two indexes\' settlement tables to agree',
+          20_000,
+          250,
+        ).catch(() => undefined);
+        const tables = await settlementTables(fresh.db);
+        expect(await settlementTables(db)).toEqual(tables);
+        expect(tables.sealed).toEqual([{ batch_number: dropped.batch.toString(), first_block: droppedBlock.toString(), last_block: droppedBlock.toString() }]);
       } finally {
         await second.stop();
         await fresh.drop();
@@ -332,6 +400,7 @@ describe.each(engines)('Arbitrum settlement from a real parent chain on %s', (en
       const last = (await child.public.getBlock({ blockNumber: p.next + SHIFT - 1n })).hash;
       confirmed.push({ childBlock: p.next + SHIFT - 1n, receipt: await confirmChildBlock(parent, contracts, last, `0x${'ef'.repeat(32)}`) });
     }
+    await nodeInterfaceKnows(child, posted);
     const target = await crashTarget(engine);
     const configFile = join(target.dataDir, '..', `arbitrum-${engine}-${Date.now()}.json`);
     writeFileSync(
@@ -341,18 +410,44 @@ describe.each(engines)('Arbitrum settlement from a real parent chain on %s', (en
       }),
     );
     const clean = await freshDatabase(engine);
+    const spawnFollower = (env: Record<string, string> = {}) =>
+      spawnIndexer({ chainId: CHILD_CHAIN_ID, rpcUrl: proxy.url, dataDir: target.dataDir, databaseUrl: target.databaseUrl, env: { EXPLORER_CONFIG: configFile, ...env } });
+    const storedTip = async () => {
+      const rows = await target.inspect((db) => db.query<{ n: string | null }>('SELECT indexed_block::text AS n FROM arbitrum_parent'));
+      return rows?.[0]?.n == null ? null : BigInt(rows[0].n);
+    };
+    const head = await parent.public.getBlockNumber();
     try {
+      // two kills at moments in time (start-up, the first steps)…
       let kills = 0;
-      for (const delayMs of [0, 60, 150, 300]) {
-        const p = spawnIndexer({ chainId: CHILD_CHAIN_ID, rpcUrl: proxy.url, dataDir: target.dataDir, databaseUrl: target.databaseUrl, env: { EXPLORER_CONFIG: configFile } });
+      for (const delayMs of [0, 150]) {
+        const p = spawnFollower();
         await p.waitForLog((l) => l.msg === 'following the parent chain', 60_000);
         await new Promise((r) => setTimeout(r, delayMs));
         const ended = await killHard(p);
         expect(ended.signal, p.output()).toBe('SIGKILL');
         kills++;
       }
-      const last = spawnIndexer({ chainId: CHILD_CHAIN_ID, rpcUrl: proxy.url, dataDir: target.dataDir, databaseUrl: target.databaseUrl, env: { EXPLORER_CONFIG: configFile } });
-      const head = await parent.public.getBlockNumber();
+      // …then kills aimed inside a step: at its debug line saying a parent range was read and is
+      // not yet written. The stored tip below that range's end afterwards proves the kill landed
+      // before the step's commit (a kill that came too late shows as the tip at or past it).
+      let insideStep = 0;
+      let afterCommit = 0;
+      for (let attempt = 0; attempt < 8 && insideStep < 3; attempt++) {
+        const tip = await storedTip();
+        if (tip === head) break;
+        const p = spawnFollower({ LOG_LEVEL: 'debug' });
+        const fetched = await p.waitForLog((l) => l.msg === 'parent range fetched', 60_000);
+        const ended = await killHard(p);
+        expect(ended.signal, p.output()).toBe('SIGKILL');
+        kills++;
+        const after = await storedTip();
+        if (after === null || after < BigInt(fetched.to as string)) insideStep++;
+        else afterCommit++;
+      }
+      console.info(`arbitrum kill -9 on ${engine}: ${kills} kills, ${insideStep} inside a step (after its range was read, before its commit), ${afterCommit} just after a commit`);
+      expect(insideStep).toBeGreaterThanOrEqual(1);
+      const last = spawnFollower();
       await last.waitForLog((l) => l.msg === 'following the parent chain', 60_000);
       // caught up: the follower's tip is the parent's head (read from a copy for PGlite)
       await waitFor(
@@ -365,7 +460,6 @@ describe.each(engines)('Arbitrum settlement from a real parent chain on %s', (en
         500,
       );
       await killHard(last);
-      expect(kills).toBe(4);
 
       const run = await startArbitrumIndexer(clean.db, proxy.url, settlement);
       try {
@@ -379,6 +473,9 @@ describe.each(engines)('Arbitrum settlement from a real parent chain on %s', (en
       const withoutPoll = (t: Awaited<ReturnType<typeof settlementTables>> | null) =>
         t && { ...t, parent: t.parent.map((r) => ({ ...(r as object), head_block: undefined, safe_block: undefined })) };
       expect(withoutPoll(crashed)).toEqual(withoutPoll(expected));
+      // and the parent block hashes kept for finding a reorg's ancestor: the same steps were committed
+      const checkpoints = (db: Database) => db.query(`SELECT number::text, encode(hash, 'hex') AS hash FROM arbitrum_parent_checkpoints ORDER BY chain_id, number`);
+      expect(await target.inspect(checkpoints)).toEqual(await checkpoints(clean.db));
       expect(expected.batches.length).toBe(posted.length);
       expect(expected.confirmations.length).toBe(confirmed.length);
     } finally {
@@ -388,16 +485,129 @@ describe.each(engines)('Arbitrum settlement from a real parent chain on %s', (en
   }, 400_000);
 });
 
+describe.each(engines)('Arbitrum blocks whose batch the parent follower has not seen, on %s', (engine: Engine) => {
+  let parent: TestNode;
+  let child: TestNode;
+  let proxy: Awaited<ReturnType<typeof startArbitrumChildProxy>>;
+  let contracts: ParentRollup;
+  let poster: BatchPoster;
+  const posted: Posted[] = [];
+  const confirmed: Confirmed[] = [];
+  /** the follower starts after the first two batches */
+  let parentStartBlock: bigint;
+
+  beforeAll(async () => {
+    parent = await startTestNode({ hardfork: 'cancun', args: ['--slots-in-an-epoch', '4'] });
+    child = await startTestNode({ chainId: CHILD_CHAIN_ID });
+    proxy = await startArbitrumChildProxy(child.url);
+    await installNodeInterface(child, SHIFT);
+    contracts = await deployParentRollup(parent);
+    await child.mine(Number(CHILD_BLOCKS));
+    poster = new BatchPoster(parent, contracts);
+    posted.push({ ...(await poster.calldata(3n, '0x00')), container: 'in_calldata' });
+    posted.push({ ...(await poster.calldata(2n, '0x80')), container: 'in_anytrust' });
+    parentStartBlock = (await parent.public.getBlockNumber()) + 1n;
+    // posted by a contract right after the start: its lower neighbour is never seen, so its range
+    // comes from the NodeInterface, not from its neighbours
+    posted.push({ ...(await poster.throughContract(2n, '0x88')), container: 'in_anytrust', uncounted: true });
+    posted.push({ ...(await poster.calldata(2n, '0x00')), container: 'in_calldata' });
+  }, 120_000);
+
+  afterAll(async () => {
+    await proxy?.close();
+    await child?.stop();
+    await parent?.stop();
+  });
+
+  const settlementFrom = (start: bigint): ArbitrumSettlementConfig => ({
+    rollup: contracts.rollup.toLowerCase() as Hex, parentRpcUrls: [parent.url], parentStartBlock: start, messagesToBlocksShift: SHIFT,
+  });
+
+  it('they are Sealed on rollup with the NodeInterface\'s batch number, and move on as the parent chain says more', async () => {
+    expect(posted[0]!.receipt.blockNumber).toBeLessThan(parentStartBlock);
+    expect(posted[2]!.receipt.blockNumber).toBeGreaterThanOrEqual(parentStartBlock);
+    // the node has sealed one more batch than the parent chain holds (the follower lags the sequencer)
+    const lagging = { batch: poster.nextBatch, prev: posted.at(-1)!.next, next: posted.at(-1)!.next + 2n };
+    await nodeInterfaceKnows(child, [...posted, lagging]);
+    const { db, drop } = await freshDatabase(engine);
+    const api = await startTestApi(engine, { db });
+    const running = await startArbitrumIndexer(db, proxy.url, settlementFrom(parentStartBlock));
+    try {
+      await running.indexer.caughtUp({ node: child.url });
+      await followerCaughtUp(db, parent);
+      let served = await expectAllBlocks(api, parent, child, posted, confirmed, parentStartBlock);
+      // the statuses the chains' state gives, one block of each batch
+      const at = (n: bigint) => served.get(n) as { status: string; batch_number: number | null; commitment_transaction: unknown };
+      expect(at(2n)).toMatchObject({ status: 'Sealed on rollup', batch_number: 0, commitment_transaction: null });
+      expect(at(5n)).toMatchObject({ status: 'Sealed on rollup', batch_number: 1, commitment_transaction: null });
+      expect(at(6n)).toMatchObject({ status: 'Sent to base', batch_number: 2 });
+      expect(at(10n)).toMatchObject({ status: 'Sealed on rollup', batch_number: Number(lagging.batch), commitment_transaction: null });
+      expect(at(12n).status).toBe('Processed on rollup');
+
+      // the lagging batch reaches the parent chain: its blocks are sent, and the NodeInterface's row for it goes
+      const sent = await poster.calldata(2n, '0x00');
+      expect(sent.batch).toBe(lagging.batch);
+      posted.push({ ...sent, container: 'in_calldata' });
+      await followerCaughtUp(db, parent);
+      served = await expectAllBlocks(api, parent, child, posted, confirmed, parentStartBlock);
+      expect(at(10n)).toMatchObject({ status: 'Sent to base', batch_number: Number(sent.batch) });
+      const unseen = posted.filter((p) => p.receipt.blockNumber < parentStartBlock);
+      const rows = await db.query<{ b: string; f: string; l: string }>(
+        'SELECT batch_number::text AS b, first_block::text AS f, last_block::text AS l FROM arbitrum_sealed_batches ORDER BY batch_number',
+      );
+      expect(rows).toEqual(unseen.map((p) => ({ b: p.batch.toString(), f: (p.prev + SHIFT).toString(), l: (p.next + SHIFT - 1n).toString() })));
+
+      // a confirmation covers sealed blocks too: confirmed, their commitment still unknown
+      const hash = (await child.public.getBlock({ blockNumber: 9n })).hash;
+      confirmed.push({ childBlock: 9n, receipt: await confirmChildBlock(parent, contracts, hash, `0x${'12'.repeat(32)}`) });
+      await followerCaughtUp(db, parent);
+      served = await expectAllBlocks(api, parent, child, posted, confirmed, parentStartBlock);
+      expect(at(2n)).toMatchObject({ status: 'Confirmed on base', batch_number: 0, commitment_transaction: null });
+    } finally {
+      await running.stop();
+      await api.close();
+      await drop();
+    }
+  }, 240_000);
+
+  it('a child node without a NodeInterface: one info line, and those blocks get no batch number', async () => {
+    await removeNodeInterface(child);
+    const { db, drop } = await freshDatabase(engine);
+    const api = await startTestApi(engine, { db });
+    const running = await startArbitrumIndexer(db, proxy.url, settlementFrom(parentStartBlock));
+    try {
+      await running.indexer.caughtUp({ node: child.url });
+      await followerCaughtUp(db, parent);
+      const noInterface = (e: { msg?: string }) => e.msg?.startsWith('no NodeInterface on the child node') === true;
+      await waitFor(async () => (running.indexer.logger.entries.some(noInterface) ? true : undefined), () => 'the no-NodeInterface line', 20_000);
+      const served = await expectAllBlocks(api, parent, child, posted, confirmed, parentStartBlock);
+      expect((served.get(12n) as { status: string }).status).toBe('Processed on rollup');
+      // blocks 1..9 are confirmed; none has a batch number from the parent's unseen batches
+      expect((served.get(2n) as { batch_number: number | null }).batch_number).toBeNull();
+      await new Promise((r) => setTimeout(r, 500));
+      expect(running.indexer.logger.entries.filter(noInterface)).toHaveLength(1);
+      expect(await db.query('SELECT 1 FROM arbitrum_sealed_batches')).toEqual([]);
+    } finally {
+      await running.stop();
+      await api.close();
+      await drop();
+    }
+  }, 120_000);
+});
+
 /** The kind's tables, in key order, without what only says when a poll happened. */
 async function settlementTables(db: Database) {
   return {
     batches: await db.query(
-      `SELECT batch_number::text, first_block::text, last_block::text, range_from_neighbours, data_container, encode(tx_hash, 'hex') AS tx,
+      `SELECT batch_number::text, first_block::text, last_block::text, range_from_neighbours, range_from_node, data_container, encode(tx_hash, 'hex') AS tx,
               parent_block::text, parent_timestamp::text FROM arbitrum_batches ORDER BY chain_id, batch_number`,
     ),
     confirmations: await db.query(
       `SELECT parent_block::text, log_index, last_block::text, encode(block_hash, 'hex') AS block_hash, encode(send_root, 'hex') AS root,
               encode(tx_hash, 'hex') AS tx, parent_timestamp::text FROM arbitrum_confirmations ORDER BY chain_id, parent_block, log_index`,
+    ),
+    sealed: await db.query(
+      `SELECT batch_number::text, first_block::text, last_block::text FROM arbitrum_sealed_batches ORDER BY chain_id, batch_number`,
     ),
     parent: await db.query(
       `SELECT parent_chain_id::text, encode(sequencer_inbox, 'hex') AS inbox, encode(outbox, 'hex') AS outbox, indexed_block::text,

@@ -35,3 +35,11 @@ export const outboxEventsAbi = parseAbi(['event SendRootUpdated(bytes32 indexed 
 
 /** IBridge.BatchDataLocation */
 export const BatchDataLocation = { TxInput: 0, SeparateBatchEvent: 1, NoData: 2, Blob: 3 } as const;
+
+/**
+ * Nitro's NodeInterface: a virtual contract every Nitro node answers at this address (it has no
+ * code on chain; a plain EVM node answers a call to it with nothing).
+ */
+export const NODE_INTERFACE_ADDRESS = '0x00000000000000000000000000000000000000c8' as const;
+
+export const nodeInterfaceAbi = parseAbi(['function findBatchContainingBlock(uint64 blockNum) view returns (uint64 batch)']);

@@ -41,6 +41,8 @@ export interface FollowerOptions {
   maxRange?: bigint;
   /** parent blocks behind the head whose checkpoints are kept for finding a reorg's ancestor */
   reorgDepth?: bigint;
+  /** after a rollback has committed (batches and their ranges may be gone) */
+  onRollBack?: () => void;
 }
 
 /** A log of a mined block: what eth_getLogs over a block range returns. */
@@ -109,6 +111,8 @@ export class ArbitrumFollower {
         if (this.contracts === null) {
           const found = await connectParent(this.options, signal);
           await registerContracts(this.options.db, this.options.chainId, found);
+          // contracts other than the stored ones void what was stored
+          this.options.onRollBack?.();
           this.contracts = found;
           this.options.logger.info({ ...this.label, ...found }, 'following the parent chain');
         }
@@ -153,6 +157,8 @@ export class ArbitrumFollower {
     );
     if (!fetched.every(isMined)) return false;
     const logs = fetched.filter(isMined);
+    // the step's middle: read, not yet written (the kill -9 test aims at this line)
+    this.options.logger.debug({ ...this.label, from: from.toString(), to: to.toString(), logs: logs.length }, 'parent range fetched');
     const headers = await this.headersOf(logs, signal);
     const first = from === to ? last : await parent.getBlock(from, false, { signal });
     // the logs must be of the branch we stand on and of the blocks we read: else the parent is
@@ -195,6 +201,7 @@ export class ArbitrumFollower {
       below = candidates[candidates.length - 1]!.number - 1n;
     }
     await db.transaction((tx) => rollBackTo(tx, chainId, ancestor));
+    this.options.onRollBack?.();
     this.options.logger.warn(
       { ...this.label, from: tip.number.toString(), to: ancestor === null ? 'start' : ancestor.number.toString() },
       'parent chain reorganised; settlement data rolled back',

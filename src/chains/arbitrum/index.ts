@@ -3,7 +3,9 @@
  * (`l1BlockNumber`, `sendCount`, `sendRoot`) and keep the count of delayed messages read in the
  * nonce. Batches, commitments and confirmations live on the parent chain: with the chain's
  * `arbitrum` setting (config.ts), a follower (follower.ts) keeps them in the kind's tables
- * (store.ts, migration 011), read with each block (settlement.ts).
+ * (store.ts, migration 011), read with each block (settlement.ts); the child node's NodeInterface
+ * gives the batch number of blocks whose batch the follower has not seen (sealed-batches.ts,
+ * migration 019).
  */
 import type { Static } from '@sinclair/typebox';
 import type { ChainKind, StoredChainFields } from '../kind.js';
@@ -13,6 +15,7 @@ import { lowerHex } from '../../evm/hex.js';
 import { ArbitrumBlockObject } from './schema.js';
 import { parentTransaction, settlementSql, settlementStatus, type StoredSettlement } from './settlement.js';
 import { ArbitrumFollower } from './follower.js';
+import { SealedBatchFinder } from './sealed-batches.js';
 
 /** The header fields, as stored (the wire's names). */
 export interface ArbitrumHeaderFields {
@@ -41,7 +44,8 @@ function blockView(stored: StoredChainFields, read: unknown): Static<typeof Arbi
   const settlement = read as StoredSettlement | null;
   const commitment = parentTransaction(settlement?.batch ?? null, settlement?.safe_block ?? null);
   const confirmation = parentTransaction(settlement?.confirmation ?? null, settlement?.safe_block ?? null);
-  const batchNumber = settlement?.batch?.number ?? null;
+  // a batch seen on the parent says more (its transaction); the NodeInterface's only its number
+  const batchNumber = settlement?.batch?.number ?? settlement?.sealed ?? null;
   return {
     batch_number: batchNumber,
     status: settlement === null ? null : settlementStatus({ batchNumber, commitment, confirmation }),
@@ -67,8 +71,18 @@ export const arbitrum = {
     if (!settlement) return null;
     return async (signal) => {
       const parent = createRpc(settlement.parentRpcUrls);
+      const sealed = new SealedBatchFinder({
+        db, chainId: chain.chainId, child: rpc, logger, firstMessageBlock: settlement.messagesToBlocksShift, pollIntervalMs: chain.pollIntervalMs,
+      });
       try {
-        await new ArbitrumFollower({ db, chainId: chain.chainId, settlement, parent, child: rpc, logger, pollIntervalMs: chain.pollIntervalMs }).run(signal);
+        await Promise.all([
+          new ArbitrumFollower({
+            db, chainId: chain.chainId, settlement, parent, child: rpc, logger, pollIntervalMs: chain.pollIntervalMs,
+            onRollBack: () => sealed.rangesDropped(),
+          }).run(signal),
+          // needs the child node only: runs on while the parent is down
+          sealed.run(signal),
+        ]);
       } finally {
         parent.close();
       }

@@ -11,11 +11,14 @@ import { isoTimestamp } from '../../api/views/block.js';
 export interface StoredSettlement {
   batch: { number: number; container: string | null; tx: string; parent_block: number; parent_timestamp: number } | null;
   confirmation: { tx: string; parent_block: number; parent_timestamp: number } | null;
+  /** the batch the child node's NodeInterface gave, for a block whose batch was not seen on the parent */
+  sealed: number | null;
   safe_block: number | null;
 }
 
 /**
- * The block's batch (the first whose last block is at or after it, if it starts at or before it)
+ * The block's batch (the first whose last block is at or after it, if it starts at or before it),
+ * the same from the batches the NodeInterface gave (`sealed`, used when the first is unknown),
  * and confirmation (the first whose confirmed block is at or after it), with the parent's safe
  * block; NULL for blocks without Arbitrum fields and on chains whose parent is not followed (no
  * `arbitrum` setting): their settlement is unknown, not "Processed on rollup".
@@ -32,6 +35,8 @@ export const settlementSql = (b: string): string => `CASE WHEN ${b}.chain_fields
   'confirmation', (SELECT json_build_object('tx', '0x' || encode(c.tx_hash, 'hex'), 'parent_block', c.parent_block, 'parent_timestamp', c.parent_timestamp)
                    FROM arbitrum_confirmations c WHERE c.chain_id = ${b}.chain_id AND c.last_block >= ${b}.number
                    ORDER BY c.last_block, c.parent_block LIMIT 1),
+  'sealed', (SELECT s.batch_number FROM (SELECT * FROM arbitrum_sealed_batches WHERE chain_id = ${b}.chain_id AND last_block >= ${b}.number
+                                         ORDER BY last_block LIMIT 1) s WHERE s.first_block <= ${b}.number),
   'safe_block', p.safe_block)
   FROM arbitrum_parent p WHERE p.chain_id = ${b}.chain_id) END`;
 

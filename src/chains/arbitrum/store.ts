@@ -98,6 +98,7 @@ export async function writeStep(
   step: { batches: StoredBatch[]; confirmations: StoredConfirmation[]; reached: ParentBlockRef },
 ): Promise<void> {
   const nullable = (v: bigint | null) => (v === null ? null : v.toString());
+  await lockParent(tx, chainId);
   if (step.batches.length > 0) {
     const b = step.batches;
     await tx.query(
@@ -105,7 +106,7 @@ export async function writeStep(
        SELECT $1, u.n, u.f, u.l, u.c, decode(u.h, 'hex'), u.pb, u.pt
        FROM unnest($2::bigint[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::bigint[], $8::bigint[]) AS u(n, f, l, c, h, pb, pt)
        ON CONFLICT (chain_id, batch_number) DO UPDATE SET first_block = excluded.first_block, last_block = excluded.last_block,
-         range_from_neighbours = false, data_container = excluded.data_container, tx_hash = excluded.tx_hash,
+         range_from_neighbours = false, range_from_node = false, data_container = excluded.data_container, tx_hash = excluded.tx_hash,
          parent_block = excluded.parent_block, parent_timestamp = excluded.parent_timestamp`,
       [
         chainId,
@@ -139,6 +140,7 @@ export async function writeStep(
     );
   }
   await fillRangesFromNeighbours(tx, chainId);
+  await mergeSealedIntoParentBatches(tx, chainId);
   await tx.query('INSERT INTO arbitrum_parent_checkpoints (chain_id, number, hash) VALUES ($1, $2, $3) ON CONFLICT (chain_id, number) DO UPDATE SET hash = excluded.hash', [
     chainId,
     step.reached.number.toString(),
@@ -204,5 +206,102 @@ export async function pruneCheckpoints(db: Queryable, chainId: number, keepFrom:
     `DELETE FROM arbitrum_parent_checkpoints WHERE chain_id = $1 AND number < (
        SELECT max(number) FROM arbitrum_parent_checkpoints WHERE chain_id = $1 AND number < $2)`,
     [chainId, keepFrom.toString()],
+  );
+}
+
+// ── batch numbers from the child node's NodeInterface (sealed-batches.ts, migration 019) ──
+
+/** The child blocks the finder may ask about: from the chain's first message block (and its first stored block) to its indexed tip. */
+export async function childBlockSpan(db: Queryable, chainId: number, firstMessageBlock: bigint): Promise<{ from: bigint; to: bigint } | null> {
+  const rows = await db.query<{ lowest: string | null; tip: string | null }>(
+    `SELECT (SELECT min(number) FROM blocks WHERE chain_id = $1 AND consensus)::text AS lowest,
+            (SELECT indexed_block FROM chains WHERE chain_id = $1)::text AS tip`,
+    [chainId],
+  );
+  const r = rows[0];
+  if (!r || r.lowest === null || r.tip === null) return null;
+  const lowest = BigInt(r.lowest);
+  return { from: lowest > firstMessageBlock ? lowest : firstMessageBlock, to: BigInt(r.tip) };
+}
+
+/**
+ * The lowest child block in `[from, to]` that no batch range holds (neither one seen on the parent
+ * nor one the NodeInterface gave), and the first block held again above it (null: none up to
+ * `to`). One pass over the ranges at or above `from`, in block order.
+ */
+export async function firstUnsealedBlock(
+  db: Queryable,
+  chainId: number,
+  span: { from: bigint; to: bigint },
+): Promise<{ block: bigint; nextHeld: bigint | null } | null> {
+  const rows = await db.query<{ block: string; next_held: string | null }>(
+    `WITH r AS (
+       SELECT first_block AS f, last_block AS l FROM arbitrum_batches WHERE chain_id = $1 AND first_block IS NOT NULL AND last_block >= $2::bigint
+       UNION ALL
+       SELECT first_block, last_block FROM arbitrum_sealed_batches WHERE chain_id = $1 AND last_block >= $2::bigint
+     ), o AS (
+       SELECT f, GREATEST(COALESCE(max(l) OVER (ORDER BY f, l ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) + 1, $2::bigint), $2::bigint) AS s FROM r
+     )
+     SELECT s::text AS block, f::text AS next_held FROM (
+       SELECT s, f FROM o WHERE f > s
+       UNION ALL
+       SELECT GREATEST(COALESCE(max(l) + 1, $2::bigint), $2::bigint), NULL FROM r
+     ) gaps WHERE s <= $3::bigint ORDER BY s LIMIT 1`,
+    [chainId, span.from.toString(), span.to.toString()],
+  );
+  const r = rows[0];
+  return r ? { block: BigInt(r.block), nextHeld: r.next_held === null ? null : BigInt(r.next_held) } : null;
+}
+
+/**
+ * Taken first by a follower's step and by a NodeInterface write (each in its transaction): one
+ * waits for the other, so each sees what the other committed. Without it, a step's cleanup of
+ * the NodeInterface's rows and a row written meanwhile for the batch the step brings could both
+ * miss the other (a row the parent's batch holds would stay).
+ */
+async function lockParent(tx: Queryable, chainId: number): Promise<void> {
+  await tx.query('SELECT chain_id FROM arbitrum_parent WHERE chain_id = $1 FOR UPDATE', [chainId]);
+}
+
+/**
+ * Child blocks `[first, last]` are in batch `batch` (NodeInterface): the range of that batch's
+ * parent row when its transaction gave none (or the NodeInterface gave it before), else merged
+ * into the batch's own row, unless the parent's row for it already holds them. In a transaction.
+ */
+export async function recordSealedBatch(tx: Queryable, chainId: number, batch: bigint, first: bigint, last: bigint): Promise<void> {
+  await lockParent(tx, chainId);
+  const params = [chainId, batch.toString(), first.toString(), last.toString()];
+  const filled = await tx.query(
+    `UPDATE arbitrum_batches SET first_block = LEAST(COALESCE(first_block, $3::bigint), $3::bigint),
+       last_block = GREATEST(COALESCE(last_block, $4::bigint), $4::bigint), range_from_node = true
+     WHERE chain_id = $1 AND batch_number = $2::bigint AND (first_block IS NULL OR range_from_node) RETURNING batch_number`,
+    params,
+  );
+  if (filled.length > 0) return;
+  await tx.query(
+    `INSERT INTO arbitrum_sealed_batches (chain_id, batch_number, first_block, last_block)
+     SELECT $1, $2::bigint, $3::bigint, $4::bigint WHERE NOT EXISTS (
+       SELECT 1 FROM arbitrum_batches WHERE chain_id = $1 AND batch_number = $2::bigint AND first_block <= $3::bigint AND last_block >= $4::bigint)
+     ON CONFLICT (chain_id, batch_number) DO UPDATE SET first_block = LEAST(arbitrum_sealed_batches.first_block, excluded.first_block),
+       last_block = GREATEST(arbitrum_sealed_batches.last_block, excluded.last_block)`,
+    params,
+  );
+}
+
+/**
+ * The NodeInterface's rows of batches now seen on the parent: a parent row without a range takes
+ * the row's range; a row the parent's range holds is no longer needed.
+ */
+export async function mergeSealedIntoParentBatches(db: Queryable, chainId: number): Promise<void> {
+  await db.query(
+    `UPDATE arbitrum_batches b SET first_block = s.first_block, last_block = s.last_block, range_from_node = true
+     FROM arbitrum_sealed_batches s
+     WHERE b.chain_id = $1 AND s.chain_id = $1 AND s.batch_number = b.batch_number AND b.first_block IS NULL`,
+    [chainId],
+  );
+  await db.query(
+    `DELETE FROM arbitrum_sealed_batches s USING arbitrum_batches b
+     WHERE s.chain_id = $1 AND b.chain_id = $1 AND b.batch_number = s.batch_number AND b.first_block <= s.first_block AND b.last_block >= s.last_block`,
+    [chainId],
   );
 }

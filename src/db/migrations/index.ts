@@ -14,6 +14,7 @@ import * as blocksByTimestamp from './018_blocks_by_timestamp.js';
 import * as addressLabelsAndAccounts from './013_address_labels_and_accounts.js';
 import * as ensNames from './014_ens_names.js';
 import * as arbitrumSettlement from './011_arbitrum_settlement.js';
+import * as arbitrumSealedBatches from './019_arbitrum_sealed_batches.js';
 
 /** Ordered; a migration once released is never edited, only followed by a new one. */
 export const migrations: ReadonlyArray<{ id: string; sql: string }> = [
@@ -33,4 +34,5 @@ export const migrations: ReadonlyArray<{ id: string; sql: string }> = [
   { id: '015_balance_history', sql: balanceHistory.sql },
   { id: '016_holder_snapshots', sql: holderSnapshots.sql },
   { id: '011_arbitrum_settlement', sql: arbitrumSettlement.sql },
+  { id: '019_arbitrum_sealed_batches', sql: arbitrumSealedBatches.sql },
 ];

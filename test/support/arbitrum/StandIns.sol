@@ -67,3 +67,24 @@ contract ContractBatchPoster {
         ISequencerInboxPosting(inbox).addSequencerL2Batch(sequenceNumber, data, 0, address(0), prevMessageCount, newMessageCount);
     }
 }
+
+/// STAND-IN for Nitro's NodeInterface at 0x00000000000000000000000000000000000000C8, which is a
+/// virtual contract: a Nitro node answers calls to that address from its own batch records, and
+/// there is no code to deploy on anvil. Installed on the child anvil with anvil_setCode; the test
+/// writes its storage (anvil_setStorageAt, so no child block is mined) from the batches it really
+/// posted on the parent chain. Like the real one, it refuses a block before the chain's first
+/// message block and a block no batch holds yet.
+contract StandInNodeInterface {
+    /// slot 0: the last child block of batch i
+    uint256[] public lastBlockOfBatch;
+    /// slot 1: the child block of the first message (Nitro's genesis block)
+    uint256 public genesisBlock;
+
+    function findBatchContainingBlock(uint64 blockNum) external view returns (uint64 batch) {
+        require(blockNum >= genesisBlock, "block is before genesis");
+        for (uint256 i = 0; i < lastBlockOfBatch.length; i++) {
+            if (blockNum <= lastBlockOfBatch[i]) return uint64(i);
+        }
+        revert("block not yet in any batch");
+    }
+}

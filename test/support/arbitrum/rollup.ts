@@ -24,6 +24,8 @@ const NITRO = dirname(require.resolve('@arbitrum/nitro-contracts/package.json'))
 interface Artifact {
   abi: Abi;
   bytecode: Hex;
+  /** runtime code (the stand-ins only: for anvil_setCode) */
+  deployedBytecode?: Hex;
 }
 
 function nitroArtifact(path: string): Artifact {
@@ -40,28 +42,32 @@ export const nitro = {
   proxy: () => nitroArtifact('build/contracts/@openzeppelin/contracts/proxy/transparent/TransparentUpgradeableProxy.sol/TransparentUpgradeableProxy.json'),
 };
 
+type StandIn = 'StandInRollup' | 'ContractBatchPoster' | 'StandInNodeInterface';
 let standIns: Record<string, Artifact> | undefined;
 
 /** StandIns.sol compiled with solc-js (once per process). */
-export function standInArtifacts(): Record<'StandInRollup' | 'ContractBatchPoster', Artifact> {
+export function standInArtifacts(): Record<StandIn, Artifact> {
   if (!standIns) {
     const source = readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'StandIns.sol'), 'utf8');
     const input = {
       language: 'Solidity',
       sources: { 'StandIns.sol': { content: source } },
-      settings: { optimizer: { enabled: true, runs: 200 }, evmVersion: 'cancun', outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } },
+      settings: { optimizer: { enabled: true, runs: 200 }, evmVersion: 'cancun', outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } } },
     };
     const output = JSON.parse(solc.compile(JSON.stringify(input))) as {
       errors?: { severity: string; formattedMessage: string }[];
-      contracts: Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string } } }>>;
+      contracts: Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string }; deployedBytecode: { object: string } } }>>;
     };
     const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
     if (errors.length > 0) throw new Error(errors.map((e) => e.formattedMessage).join('\n'));
     standIns = Object.fromEntries(
-      Object.entries(output.contracts['StandIns.sol']!).map(([name, c]) => [name, { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` as Hex }]),
+      Object.entries(output.contracts['StandIns.sol']!).map(([name, c]) => [
+        name,
+        { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` as Hex, deployedBytecode: `0x${c.evm.deployedBytecode.object}` as Hex },
+      ]),
     );
   }
-  return standIns as Record<'StandInRollup' | 'ContractBatchPoster', Artifact>;
+  return standIns as Record<StandIn, Artifact>;
 }
 
 /** anvil's default keys: #0 deploys and owns the rollup (the blob sender too), #1 posts batches, #9 administers the proxies. */
