@@ -2,9 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../../db/client.js';
 import type { Hex } from '../../db/rows.js';
 import { addressDetails, addressTabCounts, validationsCount } from '../../db/queries/address-details.js';
-import { ChainParams, errorResponses, KeyOnlyQuery } from '../schemas/common.js';
+import { ChainParams, KeyOnlyQuery } from '../schemas/common.js';
 import { AddressCounters, AddressDetailsObject, AddressTabsCounters } from '../schemas/address-page.js';
 import { addressDetailsView } from '../views/address-details.js';
+import { getRoutes } from './get-route.js';
 
 const hashOf = (params: ChainParams) => params.address_hash_param.toLowerCase() as Hex;
 
@@ -14,31 +15,21 @@ const hashOf = (params: ChainParams) => params.address_hash_param.toLowerCase() 
  * address we hold nothing of is not one that does not exist.
  */
 export function addressRoutes(app: FastifyInstance, db: Queryable): void {
-  const common = { tags: ['addresses'], params: ChainParams, querystring: KeyOnlyQuery };
+  const get = getRoutes(app, { tags: ['addresses'], params: ChainParams, querystring: KeyOnlyQuery });
 
-  app.get<{ Params: ChainParams; Querystring: KeyOnlyQuery }>(
+  get(
     '/:chain_id/api/v2/addresses/:address_hash_param',
     {
-      config: { pageCache: true },
-      schema: {
-        ...common,
-        summary: 'An address: the address object, whether it mined blocks or holds tokens, and its token object if it is a token',
-        response: { 200: AddressDetailsObject, ...errorResponses },
-      },
+      summary: 'An address: the address object, whether it mined blocks or holds tokens, and its token object if it is a token',
+      response: AddressDetailsObject,
+      pageCache: true,
     },
     async (request) => addressDetailsView(await addressDetails(db, request.chain.chainId, hashOf(request.params))),
   );
 
-  app.get<{ Params: ChainParams; Querystring: KeyOnlyQuery }>(
+  get(
     '/:chain_id/api/v2/addresses/:address_hash_param/tabs-counters',
-    {
-      config: { pageCache: true },
-      schema: {
-        ...common,
-        summary: 'Counts behind the address page\'s tabs, each at most 51 (shown as "50+")',
-        response: { 200: AddressTabsCounters, ...errorResponses },
-      },
-    },
+    { summary: 'Counts behind the address page\'s tabs, each at most 51 (shown as "50+")', response: AddressTabsCounters, pageCache: true },
     async (request) => {
       const counts = await addressTabCounts(db, request.chain.chainId, hashOf(request.params));
       return {
@@ -53,16 +44,9 @@ export function addressRoutes(app: FastifyInstance, db: Queryable): void {
     },
   );
 
-  app.get<{ Params: ChainParams; Querystring: KeyOnlyQuery }>(
+  get(
     '/:chain_id/api/v2/addresses/:address_hash_param/counters',
-    {
-      config: { pageCache: true },
-      schema: {
-        ...common,
-        summary: 'An address\'s counters: blocks validated (all of them); null for what is not indexed',
-        response: { 200: AddressCounters, ...errorResponses },
-      },
-    },
+    { summary: 'An address\'s counters: blocks validated (all of them); null for what is not indexed', response: AddressCounters, pageCache: true },
     async (request) => ({
       transactions_count: null,
       token_transfers_count: null,
