@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../../db/client.js';
-import { chainStats, firstIndexedBlock } from '../../db/queries/chain-stats.js';
+import { firstIndexedBlock } from '../../db/queries/chain-stats.js';
+import { DayTotals } from '../day-totals.js';
 import { ChainParams, KeyOnlyQuery } from '../schemas/common.js';
 import { BackendVersion, IndexingStatus, StatsObject } from '../schemas/chain-info.js';
 import { indexingStatusView, statsView } from '../views/chain-info.js';
@@ -16,6 +17,8 @@ const BACKEND_VERSION = `${pkg.name} v${pkg.version}`;
 
 /** What every page of the reference's UI asks of the chain: its stats, our version, the indexer's progress. */
 export function chainInfoRoutes(app: FastifyInstance, db: Queryable): void {
+  // per server: the day's sums move with the indexed tip, not recomputed per request
+  const stats = new DayTotals(db);
   const get = getRoutes(app, { tags: ['chain'], params: ChainOnlyParams, querystring: KeyOnlyQuery });
 
   get(
@@ -25,7 +28,7 @@ export function chainInfoRoutes(app: FastifyInstance, db: Queryable): void {
       response: StatsObject,
       pageCache: true,
     },
-    async (request) => statsView(request.chain, await chainStats(db, request.chain.chainId)),
+    async (request) => statsView(request.chain, await stats.stats(request.chain.chainId)),
   );
 
   get('/:chain_id/api/v2/config/backend-version', { summary: 'This server\'s name and version', response: BackendVersion }, () => ({
