@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/client.js';
-import { ensureChain } from '../../src/db/queries/chains.js';
-import { upsertTokens } from '../../src/db/queries/write-tokens.js';
 import { findToken } from '../../src/db/queries/holders.js';
 import {
   applyBalanceDeltas,
@@ -10,7 +8,7 @@ import {
   takeBalanceChangesAbove,
 } from '../../src/db/queries/write-balances.js';
 import { availableEngines, freshDatabase } from '../support/databases.js';
-import { addressOf } from '../support/seed.js';
+import { addressOf, seedChainTokens } from '../support/seed.js';
 
 const CHAIN = 3;
 const FT = addressOf(1, 'ft');
@@ -24,10 +22,9 @@ describe.each(await availableEngines())('balance deltas on %s', (engine) => {
   let drop: () => Promise<void>;
   beforeAll(async () => {
     ({ db, drop } = await freshDatabase(engine));
-    await ensureChain(db, CHAIN);
-    await upsertTokens(db, [
-      { chainId: CHAIN, address: FT, type: 'ERC-20', name: null, symbol: null, decimals: null, totalSupply: null },
-      { chainId: CHAIN, address: MT, type: 'ERC-1155', name: null, symbol: null, decimals: null, totalSupply: null },
+    await seedChainTokens(db, CHAIN, [
+      { address: FT, type: 'ERC-20' },
+      { address: MT, type: 'ERC-1155' },
     ]);
   });
   afterAll(() => drop?.());

@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { ensureChain } from '../../src/db/queries/chains.js';
-import { putBalances, upsertTokens } from '../../src/db/queries/write-tokens.js';
+import { putBalances } from '../../src/db/queries/write-tokens.js';
 import { upsertBlocks } from '../../src/db/queries/write-blocks.js';
 import { startTestApi, TEST_KEY, type TestApi } from '../support/api.js';
 import { ACTIONS } from '../../src/api/routes/etherscan/actions.js';
-import { addressOf, blockRow, hashOf } from '../support/seed.js';
+import { addressOf, blockRow, hashOf, seedChainTokens } from '../support/seed.js';
 import {
   assertWire,
   blockNotFoundSchema,
@@ -89,8 +88,7 @@ describe('hostile input: every answer is a documented 4xx or a valid 200, never 
   let api: TestApi;
   beforeAll(async () => {
     api = await startTestApi('pglite');
-    await ensureChain(api.db, CHAIN);
-    await upsertTokens(api.db, [{ chainId: CHAIN, address: TOKEN, type: 'ERC-1155', name: 'T', symbol: 'T', decimals: 0, totalSupply: null }]);
+    await seedChainTokens(api.db, CHAIN, [{ address: TOKEN, type: 'ERC-1155', name: 'T', symbol: 'T', decimals: 0 }]);
     await putBalances(api.db, Array.from({ length: 30 }, (_, i) => ({ chainId: CHAIN, token: TOKEN, holder: addressOf(i % 7), tokenId: BigInt(i), value: BigInt(1 + (i % 3)), blockNumber: 1n })));
     await upsertBlocks(api.db, [
       ...Array.from({ length: 30 }, (_, i) => blockRow(CHAIN, i + 1, MINER)),

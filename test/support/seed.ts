@@ -1,7 +1,9 @@
 import { keccak256, toHex } from 'viem';
 import type { Queryable } from '../../src/db/client.js';
-import type { Hex } from '../../src/db/rows.js';
+import type { Hex, TokenRow } from '../../src/db/rows.js';
 import type { BlockRow } from '../../src/db/model/block.js';
+import { ensureChain } from '../../src/db/queries/chains.js';
+import { upsertTokens } from '../../src/db/queries/write-tokens.js';
 
 /** A deterministic, distinct address for index i (not sorted in i order). */
 export function addressOf(i: number, salt = 'holder'): Hex {
@@ -56,4 +58,16 @@ export function blockRow(chainId: number, number: number, miner: Hex, overrides:
 export async function countRows(db: Queryable, table: string): Promise<number> {
   const rows = await db.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${table}`);
   return Number(rows[0]!.n);
+}
+
+/** A token for {@link seedChainTokens}: its address and standard, metadata null unless given. */
+export type SeedToken = Pick<TokenRow, 'address' | 'type'> & Partial<Omit<TokenRow, 'chainId' | 'address' | 'type'>>;
+
+/** The chain's row and its tokens, as a suite over hand-made rows starts. */
+export async function seedChainTokens(db: Queryable, chainId: number, tokens: readonly SeedToken[]): Promise<void> {
+  await ensureChain(db, chainId);
+  await upsertTokens(
+    db,
+    tokens.map((t) => ({ chainId, name: null, symbol: null, decimals: null, totalSupply: null, ...t })),
+  );
 }
