@@ -6,28 +6,29 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Address } from 'viem';
-import { startTestNode, type TestNode } from '../support/anvil.js';
+import { useTestNode } from '../support/anvil.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { availableEngines, freshDatabase } from '../support/databases.js';
 import { DEVNET_CHAIN_ID, indexToHead } from '../support/indexer-harness.js';
 import { truthClient } from '../support/ground-truth.js';
 
 const DAY = 86_400n;
+const wallSeconds = () => BigInt(Math.floor(Date.now() / 1000));
 const SINK = '0x00000000000000000000000000000000005e1f00' as Address;
 
 describe.each(await availableEngines())('/stats today sums kept per tip on %s', (engine) => {
-  let node: TestNode;
+  // genesis two days back: its blocks are outside the 24 hours
+  const nodeOf = useTestNode({ args: ['--timestamp', String(wallSeconds() - 2n * DAY)] });
   let fresh: Awaited<ReturnType<typeof freshDatabase>>;
   let api: TestApi;
   /** the one block stamped just inside the 24 hours: it slides out while the test runs */
   let edge: bigint;
 
-  const wallSeconds = () => BigInt(Math.floor(Date.now() / 1000));
   const dbNow = async () => BigInt((await fresh.db.query<{ n: string }>('SELECT extract(epoch FROM now())::bigint::text AS n'))[0]!.n);
 
   /** The node's consensus blocks since `cutoff`, added up as /stats states them. */
   async function truthSince(cutoff: bigint): Promise<{ transactions_today: string; gas_used_today: string }> {
-    const truth = truthClient(node.url);
+    const truth = truthClient(nodeOf().url);
     const head = await truth.getBlockNumber();
     const blocks = await Promise.all(Array.from({ length: Number(head) + 1 }, (_, i) => truth.getBlock({ blockNumber: BigInt(i) })));
     const today = blocks.filter((b) => b.timestamp >= cutoff);
@@ -50,28 +51,25 @@ describe.each(await availableEngines())('/stats today sums kept per tip on %s', 
   }
 
   const transfers = async (n: number) => {
-    for (let i = 0; i < n; i++) await node.send({ to: SINK });
+    for (let i = 0; i < n; i++) await nodeOf().send({ to: SINK });
   };
 
   beforeAll(async () => {
-    // genesis two days back: its blocks are outside the 24 hours
-    node = await startTestNode({ args: ['--timestamp', String(wallSeconds() - 2n * DAY)] });
     await transfers(3);
     // one block just inside the 24 hours, which leaves them some seconds into the test (after
     // indexing on both engines, well before the slide test waits for it)
     edge = wallSeconds() - DAY + 25n;
-    await node.setNextBlockTimestamp(edge);
+    await nodeOf().setNextBlockTimestamp(edge);
     await transfers(2);
-    await node.setNextBlockTimestamp(wallSeconds());
+    await nodeOf().setNextBlockTimestamp(wallSeconds());
     await transfers(2);
     fresh = await freshDatabase(engine);
-    await indexToHead(fresh.db, node.url);
+    await indexToHead(fresh.db, nodeOf().url);
     api = await startTestApi(engine, { db: fresh.db });
   }, 120_000);
   afterAll(async () => {
     await api?.close();
     await fresh?.drop();
-    await node?.stop();
   });
 
   it('the first read and the tip moving on: the node\'s blocks of the last 24 hours', async () => {
@@ -79,7 +77,7 @@ describe.each(await availableEngines())('/stats today sums kept per tip on %s', 
     const first = await expectTruth();
     expect(BigInt(first.transactions_today)).toBeGreaterThan(0n);
     await transfers(3);
-    await indexToHead(fresh.db, node.url);
+    await indexToHead(fresh.db, nodeOf().url);
     const next = await expectTruth();
     // the edge block is still inside: the three new transfers are added to what was held
     expect(BigInt(next.transactions_today)).toBe(BigInt(first.transactions_today) + 3n);
@@ -94,13 +92,13 @@ describe.each(await availableEngines())('/stats today sums kept per tip on %s', 
   }, 90_000);
 
   it('a reorg replacing the held tip: the new branch\'s blocks, none of the old', async () => {
-    const fork = await node.snapshot();
+    const fork = await nodeOf().snapshot();
     await transfers(2);
-    await indexToHead(fresh.db, node.url);
+    await indexToHead(fresh.db, nodeOf().url);
     await expectTruth();
-    await node.revert(fork);
+    await nodeOf().revert(fork);
     await transfers(4);
-    await indexToHead(fresh.db, node.url);
+    await indexToHead(fresh.db, nodeOf().url);
     await expectTruth();
   }, 60_000);
 });
