@@ -6,9 +6,9 @@
  * (balances, holder counts, supplies, blocks). Nothing here is timed against a threshold: the
  * caps are counts the proxy measures, so a slow machine makes the test slower, not red.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestNode, type TestNode } from '../support/anvil.js';
-import { buildCrashChain, compareWithNode, describeReport, mismatchCount, type CrashChain } from '../support/crash-harness.js';
+import { describe, expect, it } from 'vitest';
+import { compareWithNode, describeReport, mismatchCount } from '../support/crash-harness.js';
+import { useCrashChainNode } from '../support/crash-chain-node.js';
 import { availableEngines, freshDatabase } from '../support/databases.js';
 import { startFaultProxy } from '../support/fault-proxy.js';
 import { CapturingLogger, DEVNET_CHAIN_ID, startIndexer } from '../support/indexer-harness.js';
@@ -19,26 +19,17 @@ const engines = await availableEngines();
 const SEED = 'remote-node';
 
 describe('indexing from a remote, rate-limited node', () => {
-  let node: TestNode;
-  let chain: CrashChain;
-
-  beforeAll(async () => {
-    node = await startTestNode();
-    chain = await buildCrashChain(node, {
-      bulk: { transfers: 1_500, tokens: 3, holders: 200, transfersPerTx: 10, txsPerBlock: 2, seed: SEED },
-      miners: 3,
-      emptyBlocks: 150,
-      seed: SEED,
-    });
-  }, 300_000);
-  afterAll(async () => {
-    await node?.stop();
+  const devnet = useCrashChainNode({
+    bulk: { transfers: 1_500, tokens: 3, holders: 200, transfersPerTx: 10, txsPerBlock: 2, seed: SEED },
+    miners: 3,
+    emptyBlocks: 150,
+    seed: SEED,
   });
 
   /** Balances, holder counts, supplies and blocks against the node, up to its head. */
   const expectEqualToNode = async (db: Queryable) => {
-    const report = await compareWithNode(db, { url: node.url, chainId: DEVNET_CHAIN_ID, holdings: chain.holdings });
-    expect(report.indexedBlock).toBe(chain.head);
+    const report = await compareWithNode(db, { url: devnet.node.url, chainId: DEVNET_CHAIN_ID, holdings: devnet.chain.holdings });
+    expect(report.indexedBlock).toBe(devnet.chain.head);
     expect(mismatchCount(report), describeReport(report)).toBe(0);
   };
 
@@ -48,14 +39,14 @@ describe('indexing from a remote, rate-limited node', () => {
       const CONCURRENCY = 3;
       const BATCH = 8;
       const PER_SECOND = 400;
-      const proxy = await startFaultProxy({ target: node.url, latencyMs: 20 });
+      const proxy = await startFaultProxy({ target: devnet.node.url, latencyMs: 20 });
       const { db, drop } = await freshDatabase(engine);
       try {
         const run = await startIndexer(db, proxy.url, {
           chain: { rpcConcurrency: CONCURRENCY, rpcBatchSize: BATCH, rpcRequestsPerSecond: PER_SECOND },
         });
         try {
-          await run.caughtUp({ node: node.url, timeoutMs: 300_000 });
+          await run.caughtUp({ node: devnet.node.url, timeoutMs: 300_000 });
         } finally {
           await run.stop();
         }
@@ -81,7 +72,7 @@ describe('indexing from a remote, rate-limited node', () => {
     async (engine) => {
       const LIMIT = 120;
       // no cap of our own: the provider's 429s must teach the budget one
-      const proxy = await startFaultProxy({ target: node.url, latencyMs: 10, limit: { callsPerSecond: LIMIT, retryAfterSeconds: 2 } });
+      const proxy = await startFaultProxy({ target: devnet.node.url, latencyMs: 10, limit: { callsPerSecond: LIMIT, retryAfterSeconds: 2 } });
       const { db, drop } = await freshDatabase(engine);
       try {
         const run = await startIndexer(db, proxy.url, {
@@ -89,7 +80,7 @@ describe('indexing from a remote, rate-limited node', () => {
           retry: { maxRetryAfterMs: 5_000 },
         });
         try {
-          await run.caughtUp({ node: node.url, timeoutMs: 300_000 });
+          await run.caughtUp({ node: devnet.node.url, timeoutMs: 300_000 });
         } finally {
           await run.stop();
         }
@@ -114,19 +105,19 @@ describe('indexing from a remote, rate-limited node', () => {
   );
 
   it('a Retry-After holds back every request to the URL, not only the refused one; the answers are the node\'s', async () => {
-    const proxy = await startFaultProxy({ target: node.url, limit: { callsPerSecond: 60, retryAfterSeconds: 1 } });
+    const proxy = await startFaultProxy({ target: devnet.node.url, limit: { callsPerSecond: 60, retryAfterSeconds: 1 } });
     try {
       const logger = new CapturingLogger();
       const rpc = createRpcClient({ chainId: DEVNET_CHAIN_ID, urls: [proxy.url], logger, concurrency: 4, batchSize: 5, retry: { baseDelayMs: 20, maxDelayMs: 200 } });
       // far more than the limit lets through in a second, all queued at once
-      const numbers = Array.from({ length: 300 }, (_, i) => BigInt(i % Number(chain.head + 1n)));
+      const numbers = Array.from({ length: 300 }, (_, i) => BigInt(i % Number(devnet.chain.head + 1n)));
       const ours = await Promise.all(numbers.map((n) => rpc.getBlock(n, false)));
       const stats = proxy.stats();
       console.log(`Retry-After: ${stats.requests} requests, ${stats.limited} refused, ${stats.ignoredRetryAfter} inside a Retry-After`);
       expect(stats.limited).toBeGreaterThan(0);
       expect(stats.ignoredRetryAfter).toBe(0);
       expect(stats.maxInFlight).toBeLessThanOrEqual(4);
-      const truth = await Promise.all([...new Set(numbers)].map((n) => node.public.getBlock({ blockNumber: n })));
+      const truth = await Promise.all([...new Set(numbers)].map((n) => devnet.node.public.getBlock({ blockNumber: n })));
       const hashes = new Map(truth.map((b) => [b.number, b.hash]));
       expect(ours.map((b) => b?.hash)).toEqual(numbers.map((n) => hashes.get(n)));
     } finally {

@@ -8,15 +8,15 @@
  * calls eth_getLogs (receipts carry the logs), so range refusals are exercised on fetchLogs.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRpcClient } from '../../src/rpc/client.js';
 import { fetchLogs } from '../../src/rpc/get-logs.js';
 import { TRANSFER_TOPIC } from '../../src/evm/token-events.js';
 import type { Queryable } from '../../src/db/client.js';
 import type { Hex } from '../../src/db/rows.js';
 import { generateBulk } from '../../src/devnet/bulk.js';
-import { startTestNode, type TestNode } from '../support/anvil.js';
-import { buildCrashChain, compareWithNode, describeReport, holdingsOf, mismatchCount, rpcBatch, type CrashChain } from '../support/crash-harness.js';
+import { compareWithNode, describeReport, holdingsOf, mismatchCount, rpcBatch, type CrashChain } from '../support/crash-harness.js';
+import { useCrashChainNode } from '../support/crash-chain-node.js';
 import { availableEngines, freshDatabase } from '../support/databases.js';
 import { FAULT_KINDS, startFaultProxy, type FaultKind, type FaultStats } from '../support/fault-proxy.js';
 import { tokenMetadata, truthClient } from '../support/ground-truth.js';
@@ -103,28 +103,19 @@ async function enrichmentDifferences(db: Queryable, url: string, tokens: readonl
 }
 
 describe('indexing through an RPC endpoint that misbehaves', () => {
-  let node: TestNode;
-  let chain: CrashChain;
+  const devnet = useCrashChainNode({
+    bulk: { transfers: 3_000, tokens: 3, holders: 300, transfersPerTx: 20, txsPerBlock: 2, seed: SEED },
+    miners: 3,
+    emptyBlocks: 200,
+    seed: SEED,
+  });
   // tokens the follow rounds deploy stay on the shared node: a later engine's index has them too
   const followed: CrashChain['holdings'][number][] = [];
-
-  beforeAll(async () => {
-    node = await startTestNode();
-    chain = await buildCrashChain(node, {
-      bulk: { transfers: 3_000, tokens: 3, holders: 300, transfersPerTx: 20, txsPerBlock: 2, seed: SEED },
-      miners: 3,
-      emptyBlocks: 200,
-      seed: SEED,
-    });
-  }, 300_000);
-  afterAll(async () => {
-    await node?.stop();
-  });
 
   it.each(engines)(
     'on %s: the pipeline retries every fault and ends equal to the node',
     async (engine) => {
-      const proxy = await startFaultProxy({ target: node.url, rate: RATE, seed: `${SEED}:${engine}`, retryAfterSeconds: RETRY_AFTER_S });
+      const proxy = await startFaultProxy({ target: devnet.node.url, rate: RATE, seed: `${SEED}:${engine}`, retryAfterSeconds: RETRY_AFTER_S });
       const { db, drop } = await freshDatabase(engine);
       const started = Date.now();
       try {
@@ -132,18 +123,18 @@ describe('indexing through an RPC endpoint that misbehaves', () => {
         // a few are aimed at the backfill's block fetches, which must poll again and say so.
         proxy.injectNext('nullBlock', 2);
         const run = await startIndexer(db, proxy.url, { enrich: true, timeoutMs: TIMEOUT_MS, retry: RETRY });
-        const holdings = [...chain.holdings, ...followed];
+        const holdings = [...devnet.chain.holdings, ...followed];
         try {
-          await run.caughtUp({ node: node.url, timeoutMs: 900_000 });
+          await run.caughtUp({ node: devnet.node.url, timeoutMs: 900_000 });
           // A backfill is a few dozen large batches; following the head (polls, one block at a
           // time, new tokens) is where most requests are, so it gets most of the faults too.
           const deadline = Date.now() + FOLLOW_MS;
           for (let round = 0; injected(proxy.stats()).length < FAULT_KINDS.length - 1 && Date.now() < deadline; round++) {
-            const deployed = holdingsOf(await generateBulk(node, { ...FOLLOW_BULK, seed: `${SEED}:${engine}:follow:${round}` }));
+            const deployed = holdingsOf(await generateBulk(devnet.node, { ...FOLLOW_BULK, seed: `${SEED}:${engine}:follow:${round}` }));
             holdings.push(...deployed);
             followed.push(...deployed);
-            await node.setCoinbase(chain.miners[round % chain.miners.length]!);
-            await node.mine(1);
+            await devnet.node.setCoinbase(devnet.chain.miners[round % devnet.chain.miners.length]!);
+            await devnet.node.mine(1);
             await sleep(200);
           }
           // a fault injected just now (a hang lasts TIMEOUT_MS) is still being retried
@@ -152,17 +143,17 @@ describe('indexing through an RPC endpoint that misbehaves', () => {
             () => `log evidence of ${injected(proxy.stats()).filter((k) => withEvidence(run.logger.entries, k).length === 0).join(', ')}`,
             60_000,
           );
-          await run.caughtUp({ node: node.url, timeoutMs: 900_000 });
+          await run.caughtUp({ node: devnet.node.url, timeoutMs: 900_000 });
           await enrichmentDone(db, DEVNET_CHAIN_ID, 300_000);
         } finally {
           await run.stop();
         }
-        const head = await node.public.getBlockNumber();
+        const head = await devnet.node.public.getBlockNumber();
         const seconds = (Date.now() - started) / 1000;
         const stats = proxy.stats();
         const logs = run.logger.entries;
-        const report = await compareWithNode(db, { url: node.url, chainId: DEVNET_CHAIN_ID, holdings });
-        const enrichment = await enrichmentDifferences(db, node.url, holdings.map((h) => h.token));
+        const report = await compareWithNode(db, { url: devnet.node.url, chainId: DEVNET_CHAIN_ID, holdings });
+        const enrichment = await enrichmentDifferences(db, devnet.node.url, holdings.map((h) => h.token));
         const retryAfter = withEvidence(logs, 'http429').filter((e) => e.msg === RETRIED[0]).map((e) => Number(e.obj['delayMs']));
         console.log(
           [
@@ -195,13 +186,13 @@ describe('indexing through an RPC endpoint that misbehaves', () => {
   );
 
   it('a batch answered under rotated ids is asked again, never paired with the wrong calls', async () => {
-    const proxy = await startFaultProxy({ target: node.url });
+    const proxy = await startFaultProxy({ target: devnet.node.url });
     try {
       const logger = new CapturingLogger();
       const rpc = createRpcClient({ chainId: DEVNET_CHAIN_ID, urls: [proxy.url], logger, timeoutMs: TIMEOUT_MS, retry: RETRY });
       // code of contracts and of accounts: results that do not say which call they answer
-      const addresses = [...chain.holdings.map((h) => h.token), ...chain.holdings[0]!.holders.slice(0, 3)];
-      const truth = await rpcBatch<Hex>(node.url, addresses.map((a) => ({ method: 'eth_getCode', params: [a, 'latest'] })));
+      const addresses = [...devnet.chain.holdings.map((h) => h.token), ...devnet.chain.holdings[0]!.holders.slice(0, 3)];
+      const truth = await rpcBatch<Hex>(devnet.node.url, addresses.map((a) => ({ method: 'eth_getCode', params: [a, 'latest'] })));
       proxy.injectNext('wrongIds', 2);
       const codes = await Promise.all(addresses.map((a) => rpc.getCode(a)));
       expect(proxy.stats().wrongIds).toBe(2);
@@ -213,21 +204,21 @@ describe('indexing through an RPC endpoint that misbehaves', () => {
   });
 
   it('eth_getLogs (fetchLogs) through the same faults and a 50-block range limit returns exactly the node’s logs', async () => {
-    const proxy = await startFaultProxy({ target: node.url, rate: RATE, seed: `${SEED}:logs`, retryAfterSeconds: RETRY_AFTER_S, maxLogRange: 50 });
+    const proxy = await startFaultProxy({ target: devnet.node.url, rate: RATE, seed: `${SEED}:logs`, retryAfterSeconds: RETRY_AFTER_S, maxLogRange: 50 });
     try {
       const logger = new CapturingLogger();
       const rpc = createRpcClient({ chainId: DEVNET_CHAIN_ID, urls: [proxy.url], logger, timeoutMs: TIMEOUT_MS, retry: RETRY });
-      const query = { fromBlock: 0n, toBlock: chain.head, topics: [TRANSFER_TOPIC] };
+      const query = { fromBlock: 0n, toBlock: devnet.chain.head, topics: [TRANSFER_TOPIC] };
       const ours = await fetchLogs(rpc, query);
-      const [theirs] = await rpcBatch<unknown[]>(node.url, [
-        { method: 'eth_getLogs', params: [{ fromBlock: '0x0', toBlock: `0x${chain.head.toString(16)}`, topics: [TRANSFER_TOPIC] }] },
+      const [theirs] = await rpcBatch<unknown[]>(devnet.node.url, [
+        { method: 'eth_getLogs', params: [{ fromBlock: '0x0', toBlock: `0x${devnet.chain.head.toString(16)}`, topics: [TRANSFER_TOPIC] }] },
       ]);
       const stats = proxy.stats();
       console.log(
         `fetchLogs through faults: ${ours.length} logs, ${stats.requests} HTTP requests, range refusals ${stats.rangeTooLarge}, ` +
           `splits logged ${withEvidence(logger.entries, 'rangeTooLarge').length}, retries logged ${logger.find('RPC request failed; retrying').length}`,
       );
-      expect(ours.length).toBe(chain.bulk.transfers);
+      expect(ours.length).toBe(devnet.chain.bulk.transfers);
       expect(ours).toEqual(theirs);
       expect(stats.rangeTooLarge).toBeGreaterThan(0);
       expect(withEvidence(logger.entries, 'rangeTooLarge').length).toBeGreaterThan(0);
