@@ -208,6 +208,52 @@ async function startArbitrumIndexer(db: Database, childUrl: string, settlement: 
   };
 }
 
+/** A fresh database with the API and the Arbitrum indexer on it, for the length of `fn`. */
+async function withArbitrumIndex(
+  engine: Engine,
+  childUrl: string,
+  settlement: ArbitrumSettlementConfig,
+  fn: (index: { db: Database; api: TestApi; running: Running }) => Promise<void>,
+): Promise<void> {
+  const { db, drop } = await freshDatabase(engine);
+  const api = await startTestApi(engine, { db });
+  const running = await startArbitrumIndexer(db, childUrl, settlement);
+  try {
+    await fn({ db, api, running });
+  } finally {
+    await running.stop();
+    await api.close();
+    await drop();
+  }
+}
+
+/**
+ * The two chains every case starts from: a parent anvil with the rollup contracts, and a child
+ * anvil of CHILD_BLOCKS blocks behind its Arbitrum proxy, with the stand-in NodeInterface
+ * (test/support/arbitrum/node-interface.ts) the tests tell each batch they post.
+ */
+async function startChains() {
+  // safe = head − 4: a transaction turns final 4 parent blocks after its own
+  const parent = await startTestNode({ hardfork: 'cancun', args: ['--slots-in-an-epoch', '4'] });
+  const child = await startTestNode({ chainId: CHILD_CHAIN_ID });
+  const proxy = await startArbitrumChildProxy(child.url);
+  await installNodeInterface(child, SHIFT);
+  const contracts = await deployParentRollup(parent);
+  await child.mine(Number(CHILD_BLOCKS));
+  return {
+    parent,
+    child,
+    proxy,
+    contracts,
+    poster: new BatchPoster(parent, contracts),
+    async stop() {
+      await proxy.close();
+      await child.stop();
+      await parent.stop();
+    },
+  };
+}
+
 const engines = await availableEngines();
 
 describe.each(engines)('Arbitrum settlement from a real parent chain on %s', (engine: Engine) => {
@@ -221,30 +267,20 @@ describe.each(engines)('Arbitrum settlement from a real parent chain on %s', (en
   const posted: Posted[] = [];
   const confirmed: Confirmed[] = [];
 
+  let chains: Awaited<ReturnType<typeof startChains>> | undefined;
+
   beforeAll(async () => {
-    // safe = head − 4: a transaction turns final 4 parent blocks after its own
-    parent = await startTestNode({ hardfork: 'cancun', args: ['--slots-in-an-epoch', '4'] });
-    child = await startTestNode({ chainId: CHILD_CHAIN_ID });
-    proxy = await startArbitrumChildProxy(child.url);
-    // the stand-in NodeInterface (test/support/arbitrum/node-interface.ts), told each batch the test posts
-    await installNodeInterface(child, SHIFT);
-    contracts = await deployParentRollup(parent);
-    await child.mine(Number(CHILD_BLOCKS));
-    poster = new BatchPoster(parent, contracts);
+    chains = await startChains();
+    ({ parent, child, proxy, contracts, poster } = chains);
     settlement = { rollup: contracts.rollup.toLowerCase() as Hex, parentRpcUrls: [parent.url], parentStartBlock: 0n, messagesToBlocksShift: SHIFT };
   }, 120_000);
 
   afterAll(async () => {
-    await proxy?.close();
-    await child?.stop();
-    await parent?.stop();
+    await chains?.stop();
   });
 
   it('every child block\'s nine fields equal what the two chains say, as batches and confirmations arrive', async () => {
-    const { db, drop } = await freshDatabase(engine);
-    const api = await startTestApi(engine, { db });
-    const running = await startArbitrumIndexer(db, proxy.url, settlement);
-    try {
+    await withArbitrumIndex(engine, proxy.url, settlement, async ({ db, api, running }) => {
       await running.indexer.caughtUp({ node: child.url });
       await followerCaughtUp(db, parent);
       let served = await expectAllBlocks(api, parent, child, posted, confirmed);
@@ -296,18 +332,11 @@ describe.each(engines)('Arbitrum settlement from a real parent chain on %s', (en
         200,
       );
       expect(shown).toMatchObject({ indexed_block: parentHead, lag: 0 });
-    } finally {
-      await running.stop();
-      await api.close();
-      await drop();
-    }
+    });
   }, 240_000);
 
   it('a parent-chain reorg that drops a batch and a confirmation moves their blocks back, to what a fresh index finds', async () => {
-    const { db, drop } = await freshDatabase(engine);
-    const api = await startTestApi(engine, { db });
-    const running = await startArbitrumIndexer(db, proxy.url, settlement);
-    try {
+    await withArbitrumIndex(engine, proxy.url, settlement, async ({ db, api, running }) => {
       await running.indexer.caughtUp({ node: child.url });
       await followerCaughtUp(db, parent);
       await expectAllBlocks(api, parent, child, posted, confirmed);
@@ -358,11 +387,7 @@ describe.each(engines)('Arbitrum settlement from a real parent chain on %s', (en
         await second.stop();
         await fresh.drop();
       }
-    } finally {
-      await running.stop();
-      await api.close();
-      await drop();
-    }
+    });
   }, 240_000);
 
   it('a parent chain that cannot be reached holds up nothing: the chain is indexed and served, settlement unknown', async () => {
@@ -496,14 +521,11 @@ describe.each(engines)('Arbitrum blocks whose batch the parent follower has not 
   /** the follower starts after the first two batches */
   let parentStartBlock: bigint;
 
+  let chains: Awaited<ReturnType<typeof startChains>> | undefined;
+
   beforeAll(async () => {
-    parent = await startTestNode({ hardfork: 'cancun', args: ['--slots-in-an-epoch', '4'] });
-    child = await startTestNode({ chainId: CHILD_CHAIN_ID });
-    proxy = await startArbitrumChildProxy(child.url);
-    await installNodeInterface(child, SHIFT);
-    contracts = await deployParentRollup(parent);
-    await child.mine(Number(CHILD_BLOCKS));
-    poster = new BatchPoster(parent, contracts);
+    chains = await startChains();
+    ({ parent, child, proxy, contracts, poster } = chains);
     posted.push({ ...(await poster.calldata(3n, '0x00')), container: 'in_calldata' });
     posted.push({ ...(await poster.calldata(2n, '0x80')), container: 'in_anytrust' });
     parentStartBlock = (await parent.public.getBlockNumber()) + 1n;
@@ -514,9 +536,7 @@ describe.each(engines)('Arbitrum blocks whose batch the parent follower has not 
   }, 120_000);
 
   afterAll(async () => {
-    await proxy?.close();
-    await child?.stop();
-    await parent?.stop();
+    await chains?.stop();
   });
 
   const settlementFrom = (start: bigint): ArbitrumSettlementConfig => ({
@@ -529,10 +549,7 @@ describe.each(engines)('Arbitrum blocks whose batch the parent follower has not 
     // the node has sealed one more batch than the parent chain holds (the follower lags the sequencer)
     const lagging = { batch: poster.nextBatch, prev: posted.at(-1)!.next, next: posted.at(-1)!.next + 2n };
     await nodeInterfaceKnows(child, [...posted, lagging]);
-    const { db, drop } = await freshDatabase(engine);
-    const api = await startTestApi(engine, { db });
-    const running = await startArbitrumIndexer(db, proxy.url, settlementFrom(parentStartBlock));
-    try {
+    await withArbitrumIndex(engine, proxy.url, settlementFrom(parentStartBlock), async ({ db, api, running }) => {
       await running.indexer.caughtUp({ node: child.url });
       await followerCaughtUp(db, parent);
       let served = await expectAllBlocks(api, parent, child, posted, confirmed, parentStartBlock);
@@ -563,19 +580,12 @@ describe.each(engines)('Arbitrum blocks whose batch the parent follower has not 
       await followerCaughtUp(db, parent);
       served = await expectAllBlocks(api, parent, child, posted, confirmed, parentStartBlock);
       expect(at(2n)).toMatchObject({ status: 'Confirmed on base', batch_number: 0, commitment_transaction: null });
-    } finally {
-      await running.stop();
-      await api.close();
-      await drop();
-    }
+    });
   }, 240_000);
 
   it('a child node without a NodeInterface: one info line, and those blocks get no batch number', async () => {
     await removeNodeInterface(child);
-    const { db, drop } = await freshDatabase(engine);
-    const api = await startTestApi(engine, { db });
-    const running = await startArbitrumIndexer(db, proxy.url, settlementFrom(parentStartBlock));
-    try {
+    await withArbitrumIndex(engine, proxy.url, settlementFrom(parentStartBlock), async ({ db, api, running }) => {
       await running.indexer.caughtUp({ node: child.url });
       await followerCaughtUp(db, parent);
       const noInterface = (e: { msg?: string }) => e.msg?.startsWith('no NodeInterface on the child node') === true;
@@ -587,11 +597,7 @@ describe.each(engines)('Arbitrum blocks whose batch the parent follower has not 
       await new Promise((r) => setTimeout(r, 500));
       expect(running.indexer.logger.entries.filter(noInterface)).toHaveLength(1);
       expect(await db.query('SELECT 1 FROM arbitrum_sealed_batches')).toEqual([]);
-    } finally {
-      await running.stop();
-      await api.close();
-      await drop();
-    }
+    });
   }, 120_000);
 });
 
