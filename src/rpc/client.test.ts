@@ -80,6 +80,16 @@ describe('createRpcClient', () => {
     expect(server.calls[0]).toMatchObject({ batch: true, methods: ['eth_chainId', 'eth_getBlockByNumber', 'eth_getBlockReceipts'] });
   });
 
+  it('still batches concurrent calls with a client signal, whether they pass none, the same or one of their own', async () => {
+    const server = await serve();
+    const stopping = new AbortController();
+    const rpc = client([server.url], { signal: stopping.signal });
+    const caller = new AbortController();
+    await Promise.all([rpc.getChainId(), rpc.getBlockNumber(), rpc.getChainId({ signal: stopping.signal })]);
+    await Promise.all([rpc.getChainId({ signal: caller.signal }), rpc.getBlockNumber({ signal: caller.signal })]);
+    expect(server.calls.map((c) => c.methods.length)).toEqual([3, 2]);
+  });
+
   it.each([
     ['HTTP 500', { kind: 'status', status: 500 }],
     ['HTTP 502', { kind: 'status', status: 502 }],

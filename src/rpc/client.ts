@@ -220,8 +220,19 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     options?: { signal?: AbortSignal },
   ) => Promise<unknown>;
 
+  // The batcher groups calls by their signal, so a caller's signal maps to one combined signal,
+  // not one per call: calls that share a signal still travel in one batch.
+  const combined = new WeakMap<AbortSignal, AbortSignal>();
+  function withClientSignal(caller: AbortSignal | undefined): AbortSignal | undefined {
+    const own = options.signal;
+    if (!own || !caller || own === caller) return own ?? caller;
+    let both = combined.get(caller);
+    if (!both) combined.set(caller, (both = AbortSignal.any([own, caller])));
+    return both;
+  }
+
   async function request<T>(method: string, params: readonly unknown[] = [], requestOptions: RequestOptions = {}): Promise<T> {
-    const signal = bothSignals(options.signal, requestOptions.signal);
+    const signal = withClientSignal(requestOptions.signal);
     const maxRounds = requestOptions.maxRounds ?? policy.maxRounds;
     for (let round = 0; ; round++) {
       try {
@@ -303,9 +314,6 @@ interface RetryContext {
  * and so travel as one batch again. Separate timers, even of equal length, could straddle a
  * millisecond and split the retry into several batches.
  */
-function bothSignals(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
-  return a && b ? AbortSignal.any([a, b]) : (a ?? b);
-}
 
 function sharedSleep(waits: WeakMap<object, Promise<void>>, error: unknown, delayMs: number, signal: AbortSignal | undefined): Promise<void> {
   if (typeof error !== 'object' || error === null) return sleep(delayMs, signal);
