@@ -333,8 +333,9 @@ async function holdersP50(app: FastifyInstance, targets: Target[], phases: Retur
     await quiet.before(`${label}, run ${run}`);
     let worstP50 = 0;
     for (const target of targets.filter((t) => t.name.startsWith('holders'))) {
-      const p50 = summary((await timeRequests(app, target, phases)).map((r) => r.elapsed)).p50;
-      log(`${label}, run ${run}: ${target.name.padEnd(22)} p50 ${p50} ms`);
+      const requests = await timeRequests(app, target, phases);
+      const p50 = summary(requests.map((r) => r.elapsed)).p50;
+      log(`${label}, run ${run}: ${target.name.padEnd(22)} p50 ${p50} ms (phases p50 ${JSON.stringify(phaseMedians(requests))})`);
       worstP50 = Math.max(worstP50, p50);
     }
     perRun.push(worstP50);

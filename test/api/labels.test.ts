@@ -71,6 +71,32 @@ describe.each(await availableEngines())('operator labels on %s', (engine) => {
     expect([plain.name, plain.is_scam, plain.reputation, plain.metadata]).toEqual([null, false, 'ok', null]);
   });
 
+  it('text that JSON escapes arrives as imported, on the holders page (spliced tags) and the address page (parsed)', async () => {
+    // the tags travel as the JSON the database rendered: quotes, backslashes, newlines, non-ASCII
+    // and text that looks like the view's address_hash slot must come out as they went in
+    const odd = 'say "hi" \\ back\nslash \u00e9\u{1F600}\u2028 {"address_hash":null,"x":1}';
+    const entry = {
+      chain_id: CHAIN,
+      address: HOLDERS[3]!,
+      name: odd,
+      public_tags: [{ display_name: odd, label: 'odd"slug' }],
+      metadata_tags: [{ name: odd, slug: 'odd', ordinal: -3, tagType: 'name', meta: { note: odd, '"k"': '\\' } }],
+      is_scam: false,
+    };
+    expect((await admin('POST', '/api/v2/admin/labels', JSON.stringify([entry]))).statusCode).toBe(200);
+    const expected = {
+      name: odd,
+      public_tags: [{ address_hash: getAddress(HOLDERS[3]!), display_name: odd, label: 'odd"slug' }],
+      metadata: { tags: entry.metadata_tags },
+    };
+    const onPage = (await page()).get(HOLDERS[3]!);
+    expect({ name: onPage.name, public_tags: onPage.public_tags, metadata: onPage.metadata }).toEqual(expected);
+    const res = await api.get(`/${CHAIN}/api/v2/addresses/${HOLDERS[3]}`);
+    expect(res.status).toBe(200);
+    expect({ name: res.body.name, public_tags: res.body.public_tags, metadata: res.body.metadata }).toEqual(expected);
+    expect((await admin('DELETE', `/api/v2/admin/labels/${CHAIN}/${HOLDERS[3]}`)).statusCode).toBe(200);
+  });
+
   it('lists what was imported in the import form, and importing it again changes nothing', async () => {
     const before = await listed();
     // stored metadata tags come back in their ordinal order

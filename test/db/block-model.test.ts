@@ -4,12 +4,10 @@
  * in a column of their own) must read the same after the upgrade.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../../src/db/client.js';
 import { migrate } from '../../src/db/migrate.js';
-import { migrations } from '../../src/db/migrations/index.js';
 import { blockColumns } from '../../src/db/model/block.js';
 import { blocksValidatedPage } from '../../src/db/queries/blocks.js';
-import { availableEngines, freshDatabase } from '../support/databases.js';
+import { availableEngines, databaseBefore, freshDatabase } from '../support/databases.js';
 import { addressOf } from '../support/seed.js';
 
 describe.each(await availableEngines())('the block model on %s', (engine) => {
@@ -28,18 +26,8 @@ describe.each(await availableEngines())('the block model on %s', (engine) => {
   });
 
   it('reads an Arbitrum block stored before migration 006 with the same header fields', async () => {
-    let db: Database;
-    if (engine === 'pglite') {
-      db = await openDatabase({ memory: true });
-      opened.push(() => db.close());
-    } else {
-      const fresh = await freshDatabase(engine);
-      opened.push(fresh.drop);
-      db = fresh.db;
-      await db.exec('DROP SCHEMA public CASCADE; CREATE SCHEMA public');
-    }
-    const before006 = migrations.findIndex((m) => m.id === '006_block_chain_fields');
-    await migrate(db, migrations.slice(0, before006));
+    const { db, close } = await databaseBefore(engine, '006_block_chain_fields');
+    opened.push(close);
     const miner = addressOf(1, 'sequencer');
     const old = {
       batch_number: null, status: null, batch_data_container: null, commitment_transaction: null, confirmation_transaction: null,

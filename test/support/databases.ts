@@ -88,6 +88,28 @@ export async function freshDatabase(engine: Engine): Promise<{ db: Database; url
   };
 }
 
+/**
+ * A database of the given engine with the migrations before `migrationId` applied and none after,
+ * to test what a migration does to rows stored before it. `close` drops it.
+ */
+export async function databaseBefore(engine: Engine, migrationId: string): Promise<{ db: Database; close: () => Promise<void> }> {
+  const index = migrations.findIndex((m) => m.id === migrationId);
+  if (index < 0) throw new Error(`no migration ${migrationId}`);
+  let db: Database;
+  let close: () => Promise<void>;
+  if (engine === 'pglite') {
+    db = await openDatabase({ memory: true });
+    close = () => db.close();
+  } else {
+    const fresh = await freshDatabase(engine);
+    db = fresh.db;
+    close = fresh.drop;
+    await db.exec('DROP SCHEMA public CASCADE; CREATE SCHEMA public');
+  }
+  await migrate(db, migrations.slice(0, index));
+  return { db, close };
+}
+
 /** The engines to run a suite on here: PGlite always, PostgreSQL when present (required under CI). */
 export async function availableEngines(): Promise<Engine[]> {
   return (await postgresAvailable()) ? ENGINES : ['pglite'];

@@ -4,7 +4,8 @@ import type { Hex } from '../../db/rows.js';
 import { findToken, holdersPage, type HoldersCursor, type HoldersSource } from '../../db/queries/holders.js';
 import { ChainParams, errorResponses } from '../schemas/common.js';
 import { HoldersPage, HoldersQuery } from '../schemas/holders.js';
-import { holderView, holdersNextPageParams } from '../views/holder.js';
+import { holderView, holdersNextPageParams, holdersPageJson, type HoldersPageView } from '../views/holder.js';
+import { okSerializer } from '../ok-serializer.js';
 import { InvalidParameterError, notFound } from '../http-error.js';
 import { pastBlockDetail, pastBlockHolders } from '../past-block.js';
 
@@ -58,8 +59,9 @@ export function holdersRoute(app: FastifyInstance, db: Database): void {
         querystring: HoldersQuery,
         response: { 200: HoldersPage, ...errorResponses },
       },
+      serializerCompiler: okSerializer(app, holdersPageJson),
     },
-    async (request) => {
+    async (request): Promise<HoldersPageView> => {
       const chainId = request.chain.chainId;
       const token = request.params.address_hash_param.toLowerCase() as Hex;
       const position = readCursor(request.query);

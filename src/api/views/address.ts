@@ -1,10 +1,20 @@
 import type { AddressInfo } from '../../db/queries/address-columns.js';
+import type { AddressObject } from '../schemas/address.js';
 import { checksum } from './checksum.js';
 
-/** The address object (spec 2.3), with whatever the indexer knows filled in. */
-export function addressView(a: AddressInfo) {
+/** `metadata` and `public_tags` of an address with no tags, as wire JSON. */
+const NO_TAGS = '"metadata":null,"public_tags":[]';
+/** Where tags_json leaves each public tag's address_hash for the view (write-addresses.ts TAGS_JSON). */
+const HASH_SLOT = /"address_hash":null/g;
+
+/**
+ * The address object less `metadata` and `public_tags`, which stay the wire JSON the database
+ * keeps (`tagsJson`): page serializers splice it in as it is (address-json.ts).
+ */
+export type PageAddress = Omit<AddressObject, 'metadata' | 'public_tags'> & { tagsJson: string };
+
+export function pageAddressView(a: AddressInfo): PageAddress {
   const hash = checksum(a.hash);
-  const metadataTags = a.tags.filter((t) => t.kind === 'metadata');
   return {
     hash,
     ens_domain_name: a.ensDomainName,
@@ -19,18 +29,16 @@ export function addressView(a: AddressInfo) {
     is_contract: a.isContract,
     is_scam: a.isScam,
     is_verified: a.known ? a.isVerified : null,
-    metadata:
-      metadataTags.length === 0
-        ? null
-        : {
-            tags: metadataTags.map((t) => ({ name: t.name, slug: t.slug, ordinal: t.ordinal, tagType: t.tag_type, meta: t.meta })),
-          },
     proxy_type: a.proxyType,
     reputation: a.isScam ? 'scam' : 'ok',
     private_tags: [],
-    public_tags: a.tags
-      .filter((t) => t.kind === 'public')
-      .map((t) => ({ address_hash: hash, display_name: t.name, label: t.slug })),
     watchlist_names: [],
+    tagsJson: a.tagsJson === null ? NO_TAGS : a.tagsJson.replace(HASH_SLOT, `"address_hash":"${hash}"`),
   };
+}
+
+/** The address object (spec 2.3), with whatever the indexer knows filled in, for answers serialized from their schema. */
+export function addressView(a: AddressInfo): AddressObject {
+  const { tagsJson, ...fields } = pageAddressView(a);
+  return { ...fields, ...(JSON.parse(`{${tagsJson}}`) as Pick<AddressObject, 'metadata' | 'public_tags'>) };
 }

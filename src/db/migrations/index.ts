@@ -15,6 +15,7 @@ import * as addressLabelsAndAccounts from './013_address_labels_and_accounts.js'
 import * as ensNames from './014_ens_names.js';
 import * as arbitrumSettlement from './011_arbitrum_settlement.js';
 import * as arbitrumSealedBatches from './019_arbitrum_sealed_batches.js';
+import * as addressTagsJson from './020_address_tags_json.js';
 
 /** Ordered; a migration once released is never edited, only followed by a new one. */
 export const migrations: ReadonlyArray<{ id: string; sql: string }> = [
@@ -35,4 +36,5 @@ export const migrations: ReadonlyArray<{ id: string; sql: string }> = [
   { id: '016_holder_snapshots', sql: holderSnapshots.sql },
   { id: '011_arbitrum_settlement', sql: arbitrumSettlement.sql },
   { id: '019_arbitrum_sealed_batches', sql: arbitrumSealedBatches.sql },
+  { id: '020_address_tags_json', sql: addressTagsJson.sql },
 ];

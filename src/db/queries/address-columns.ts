@@ -2,7 +2,7 @@ import type { Hex } from '../rows.js';
 
 /**
  * What the API shows of an address, joined onto each page row by a LATERAL lookup (one
- * primary-key probe per row, tags included: addresses.tags aggregates address_tags), so a page
+ * primary-key probe per row, tags included: addresses.tags_json renders address_tags), so a page
  * stays one statement in index order with no sort. The operator's labels (label_name, is_scam)
  * and ENS's primary name are kept on the same row by their writers for that reason. `known` is false when the explorer has no
  * row for the address (neither indexed nor tagged).
@@ -11,7 +11,7 @@ export function addressLateralJoin(addressColumn: string, chainParam: string): s
   return /* sql */ `
   LEFT JOIN LATERAL (
     SELECT a.is_contract, a.proxy_type, a.implementations, a.name, a.is_verified,
-           a.ens_domain_name, a.is_scam, a.tags, a.label_name
+           a.ens_domain_name, a.is_scam, a.tags_json, a.label_name
     FROM addresses a WHERE a.chain_id = ${chainParam} AND a.hash = ${addressColumn}
   ) addr ON true`;
 }
@@ -20,16 +20,7 @@ export const addressSelectColumns = /* sql */ `
   addr.is_contract AS a_is_contract, addr.proxy_type AS a_proxy_type,
   addr.implementations AS a_implementations, addr.name AS a_name,
   addr.is_verified AS a_is_verified, addr.ens_domain_name AS a_ens_domain_name,
-  addr.is_scam AS a_is_scam, addr.tags AS a_tags, addr.label_name AS a_label_name`;
-
-export interface AddressTag {
-  kind: 'public' | 'metadata';
-  slug: string;
-  name: string;
-  tag_type: string;
-  ordinal: number;
-  meta: Record<string, string>;
-}
+  addr.is_scam AS a_is_scam, addr.tags_json AS a_tags_json, addr.label_name AS a_label_name`;
 
 export interface AddressInfo {
   hash: Hex;
@@ -42,7 +33,8 @@ export interface AddressInfo {
   isVerified: boolean;
   ensDomainName: string | null;
   isScam: boolean;
-  tags: AddressTag[];
+  /** the address object's `metadata` and `public_tags` members as wire JSON (write-addresses.ts TAGS_JSON); null: none */
+  tagsJson: string | null;
 }
 
 interface AddressColumns {
@@ -53,7 +45,7 @@ interface AddressColumns {
   a_is_verified: boolean | null;
   a_ens_domain_name: string | null;
   a_is_scam: boolean | null;
-  a_tags: unknown;
+  a_tags_json: string | null;
   a_label_name: string | null;
 }
 
@@ -76,7 +68,7 @@ export function readAddress(hash: Hex, row: AddressColumns): AddressInfo {
     isVerified: row.a_is_verified ?? false,
     ensDomainName: row.a_ens_domain_name,
     isScam: row.a_is_scam ?? false,
-    tags: asArray(row.a_tags),
+    tagsJson: row.a_tags_json,
   };
 }
 

@@ -2,12 +2,12 @@ import type { Queryable } from '../client.js';
 import type { AddressTagRow, Hex } from '../rows.js';
 import { hexArray, toBytea } from '../hex.js';
 import type { Label } from '../../labels/entry.js';
-import { TAGS_AGGREGATE, upsertAddressTags } from './write-addresses.js';
+import { TAGS_JSON, upsertAddressTags } from './write-addresses.js';
 
 /**
  * Operator labels: address_labels holds the name and scam flag, address_tags the tags (public
  * ones with their list position as ordinal), and the addresses row their copies that pages read
- * (label_name, is_scam, tags). Everything here runs inside the caller's transaction.
+ * (label_name, is_scam, tags_json). Everything here runs inside the caller's transaction.
  */
 
 const pairs = (labels: readonly { chainId: number; address: Hex }[]) => [labels.map((l) => l.chainId), hexArray(labels.map((l) => l.address))];
@@ -46,12 +46,12 @@ export async function removeLabels(tx: Queryable, targets: readonly { chainId: n
  */
 async function refreshAddressRows(tx: Queryable, targets: readonly { chainId: number; address: Hex }[]) {
   await tx.query(
-    `INSERT INTO addresses (chain_id, hash, label_name, is_scam, tags)
+    `INSERT INTO addresses (chain_id, hash, label_name, is_scam, tags_json)
      SELECT u.c, decode(u.a, 'hex'), l.name, coalesce(l.is_scam, false),
-            (SELECT ${TAGS_AGGREGATE} FROM address_tags t WHERE t.chain_id = u.c AND t.address = decode(u.a, 'hex'))
+            (SELECT ${TAGS_JSON} FROM address_tags t WHERE t.chain_id = u.c AND t.address = decode(u.a, 'hex'))
      FROM unnest($1::bigint[], $2::text[]) AS u(c, a)
      LEFT JOIN address_labels l ON l.chain_id = u.c AND l.address = decode(u.a, 'hex')
-     ON CONFLICT (chain_id, hash) DO UPDATE SET label_name = excluded.label_name, is_scam = excluded.is_scam, tags = excluded.tags`,
+     ON CONFLICT (chain_id, hash) DO UPDATE SET label_name = excluded.label_name, is_scam = excluded.is_scam, tags_json = excluded.tags_json`,
     pairs(targets),
   );
 }
@@ -71,6 +71,10 @@ interface LabelRowColumns {
   is_scam: boolean;
   tags: unknown;
 }
+
+/** address_tags rows (alias t) → one JSON array of them, as listLabels gives them back. */
+const TAGS_AGGREGATE = `jsonb_agg(jsonb_build_object('kind', t.kind, 'slug', t.slug, 'name', t.name, 'tag_type', t.tag_type,
+  'ordinal', t.ordinal, 'meta', t.meta) ORDER BY t.ordinal, t.slug)`;
 
 /** Labels in (chain_id, address) order, with their tags, in the form an import takes back. */
 export async function listLabels(db: Queryable, q: LabelListQuery): Promise<Label[]> {

@@ -58,22 +58,32 @@ export async function upsertAddressTags(db: Queryable, tags: readonly AddressTag
   );
 }
 
-/** address_tags rows (alias t) → the addresses.tags value pages read (migration 004's shape). */
-export const TAGS_AGGREGATE = `jsonb_agg(jsonb_build_object('kind', t.kind, 'slug', t.slug, 'name', t.name, 'tag_type', t.tag_type,
-  'ordinal', t.ordinal, 'meta', t.meta) ORDER BY t.ordinal, t.slug)`;
+/**
+ * address_tags rows (alias t) of one address → addresses.tags_json, the address object's
+ * `"metadata":…,"public_tags":[…]` members as wire JSON (migration 020). Pages splice it into the
+ * answer as it is (api/views/address-json.ts): a labelled row costs no JSON parse or re-render.
+ * A public tag's address_hash is the address's checksummed form, which SQL cannot compute: it is
+ * written `"address_hash":null` and filled in by the view (views/address.ts); no tag text can
+ * produce that sequence, since quotes inside strings are escaped.
+ */
+export const TAGS_JSON = `'"metadata":' || coalesce('{"tags":[' || string_agg('{"name":' || to_json(t.name)::text
+    || ',"slug":' || to_json(t.slug)::text || ',"ordinal":' || t.ordinal || ',"tagType":' || to_json(t.tag_type)::text
+    || ',"meta":' || t.meta::text || '}', ',' ORDER BY t.ordinal, t.slug) FILTER (WHERE t.kind = 'metadata') || ']}', 'null')
+  || ',"public_tags":[' || coalesce(string_agg('{"address_hash":null,"display_name":' || to_json(t.name)::text
+    || ',"label":' || to_json(t.slug)::text || '}', ',' ORDER BY t.ordinal, t.slug) FILTER (WHERE t.kind = 'public'), '') || ']'`;
 
 /**
- * Pages read an address's tags from its addresses row (migration 004): this rebuilds that
- * aggregate from address_tags for the tag rows matching `where` (alias t). A statement of its
- * own after the tag writes, since a statement does not see its own inserts.
+ * Pages read an address's tags from its addresses row: this renders tags_json again from
+ * address_tags for the tag rows matching `where` (alias t). A statement of its own after the tag
+ * writes, since a statement does not see its own inserts.
  */
 export function rebuildAddressTagsSql(where: string): string {
-  return `INSERT INTO addresses (chain_id, hash, tags)
-     SELECT t.chain_id, t.address, ${TAGS_AGGREGATE}
+  return `INSERT INTO addresses (chain_id, hash, tags_json)
+     SELECT t.chain_id, t.address, ${TAGS_JSON}
      FROM address_tags t
      WHERE ${where}
      GROUP BY t.chain_id, t.address
-     ON CONFLICT (chain_id, hash) DO UPDATE SET tags = excluded.tags`;
+     ON CONFLICT (chain_id, hash) DO UPDATE SET tags_json = excluded.tags_json`;
 }
 
 /** Addresses the enrichment has yet to look at; known ones are left as they are. */

@@ -1,0 +1,62 @@
+/**
+ * Migration 020 renders the tags of addresses stored before it into addresses.tags_json; pages
+ * must then show them as they were written to address_tags, as for tags written after it.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { getAddress } from 'viem';
+import { migrate } from '../../src/db/migrate.js';
+import { holdersPage } from '../../src/db/queries/holders.js';
+import { addressView } from '../../src/api/views/address.js';
+import { availableEngines, databaseBefore } from '../support/databases.js';
+import { addressOf } from '../support/seed.js';
+
+const CHAIN = 7;
+const TOKEN = addressOf(0, 'tags-json-token');
+const TAGGED = addressOf(1, 'tags-json-holder');
+const PLAIN = addressOf(2, 'tags-json-plain');
+
+describe.each(await availableEngines())('migration 020 (tags as wire JSON) on %s', (engine) => {
+  const opened: Array<() => Promise<void>> = [];
+  afterAll(async () => {
+    for (const close of opened) await close();
+  });
+
+  it('renders the tags stored before it as the pages show tags', async () => {
+    const { db, close } = await databaseBefore(engine, '020_address_tags_json');
+    opened.push(close);
+    const bytes = (hex: string) => Buffer.from(hex.slice(2), 'hex');
+    await db.query(`INSERT INTO chains (chain_id) VALUES ($1)`, [CHAIN]);
+    await db.query(`INSERT INTO tokens (chain_id, address, type) VALUES ($1, $2, 'ERC-20')`, [CHAIN, bytes(TOKEN)]);
+    await db.query(
+      `INSERT INTO token_balances (chain_id, token, holder, token_id, value, block_number) VALUES ($1, $2, $3, NULL, 10, 1), ($1, $2, $4, NULL, 5, 1)`,
+      [CHAIN, bytes(TOKEN), bytes(TAGGED), bytes(PLAIN)],
+    );
+    await db.query(
+      `INSERT INTO address_tags (chain_id, address, kind, slug, name, tag_type, ordinal, meta) VALUES
+         ($1, $2, 'public', 'exchange', 'Exchange "X"', 'generic', 1, '{}'),
+         ($1, $2, 'public', 'binance', 'Binance', 'generic', 0, '{}'),
+         ($1, $2, 'metadata', 'hot', 'Hot wallet', 'generic', 5, '{}'),
+         ($1, $2, 'metadata', 'name', 'Binance', 'name', 1, '{"main_entity": "Binance \\\\ Co"}')`,
+      [CHAIN, bytes(TAGGED)],
+    );
+    await db.query(
+      `INSERT INTO addresses (chain_id, hash, tags) SELECT $1, $2, jsonb_agg(jsonb_build_object('kind', t.kind, 'slug', t.slug,
+         'name', t.name, 'tag_type', t.tag_type, 'ordinal', t.ordinal, 'meta', t.meta) ORDER BY t.ordinal, t.slug) FROM address_tags t`,
+      [CHAIN, bytes(TAGGED)],
+    );
+    await migrate(db);
+    const page = await holdersPage(db, { chainId: CHAIN, token: TOKEN, after: null, limit: 10 });
+    const [tagged, plain] = page.holders.map((h) => addressView(h.address));
+    expect(tagged!.public_tags).toEqual([
+      { address_hash: getAddress(TAGGED), display_name: 'Binance', label: 'binance' },
+      { address_hash: getAddress(TAGGED), display_name: 'Exchange "X"', label: 'exchange' },
+    ]);
+    expect(tagged!.metadata).toEqual({
+      tags: [
+        { name: 'Binance', slug: 'name', ordinal: 1, tagType: 'name', meta: { main_entity: 'Binance \\ Co' } },
+        { name: 'Hot wallet', slug: 'hot', ordinal: 5, tagType: 'generic', meta: {} },
+      ],
+    });
+    expect([plain!.public_tags, plain!.metadata]).toEqual([[], null]);
+  });
+});
