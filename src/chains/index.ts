@@ -9,6 +9,10 @@ export const CHAIN_KINDS = [arbitrum] as const;
 
 type Kinds = (typeof CHAIN_KINDS)[number];
 
+/** The kinds' keys: each is the block object's property of that kind. */
+export type ChainKindKey = Kinds['key'];
+export const CHAIN_KIND_KEYS: readonly ChainKindKey[] = CHAIN_KINDS.map((k) => k.key);
+
 /** The header fields of every kind whose fields the block carries; null for a plain EVM block. */
 export function chainFieldsOf(block: RpcBlock): ChainFields | null {
   let fields: Record<string, ChainFields[string]> | null = null;

@@ -8,9 +8,12 @@ import { saveTokenMetadata, tokensWithoutMetadata } from '../db/queries/write-to
 import { uncheckedAddresses, upsertAddresses } from '../db/queries/write-addresses.js';
 import type { Logger } from './reorg.js';
 import { BlobFieldsBackfill } from './blob-backfill.js';
+import { renderPendingBlockPages } from '../db/queries/block-pages.js';
 
 const TOKENS_PER_ROUND = 200;
 const ADDRESSES_PER_ROUND = 500;
+/** rendering a block's page part takes some 10 µs: a round stays short beside the pipeline */
+const BLOCK_PAGES_PER_ROUND = 1_000;
 
 /** One round of token metadata; returns how many tokens it handled. */
 export async function enrichTokens(db: Database, rpc: RpcClient, chainId: number): Promise<number> {
@@ -64,7 +67,8 @@ async function implementationNames(db: Database, chainId: number, addresses: Hex
 /**
  * Runs beside the block pipeline, never in its way: what it learns (token names, contract
  * and proxy facts, the blob fields of blocks stored before they existed) only decorates rows the
- * pipeline already wrote.
+ * pipeline already wrote. It also renders the page part of blocks that have none (stored before
+ * migration 021, or given their blob fields since): pages read those as full rows until then.
  */
 export async function runEnrichment(
   db: Database,
@@ -77,7 +81,8 @@ export async function runEnrichment(
   const blobFields = new BlobFieldsBackfill(db, rpc, chainId);
   while (!signal.aborted) {
     try {
-      const done = (await enrichTokens(db, rpc, chainId)) + (await enrichAddresses(db, rpc, chainId)) + (await blobFields.step());
+      const done = (await enrichTokens(db, rpc, chainId)) + (await enrichAddresses(db, rpc, chainId)) + (await blobFields.step()) +
+        (await renderPendingBlockPages(db, chainId, BLOCK_PAGES_PER_ROUND));
       if (done > 0) continue;
     } catch (error) {
       if (signal.aborted) return;

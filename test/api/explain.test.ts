@@ -1,6 +1,6 @@
 /**
  * The two v2 page operations' statements (holders, blocks-validated), as the API prepares them,
- * are one range scan of their index with no Sort, at the top page and at depth 100,000 (where the
+ * are one range scan of their index with no Sort (index-only for blocks-validated), at the top page and at depth 100,000 (where the
  * cursor bounds the range: an Index Cond on the keyset column), on both
  * engines (PGlite is the default) and for both plans a prepared statement can run with
  * (test/support/query-plans.ts): the custom plan, planned with the page's own values, and the
@@ -83,12 +83,18 @@ describe.each(await availableEngines())('each v2 page is one index range scan on
   });
 
   it.each(PLANNERS)("blocks-validated, %s plan: top page and a page at depth 100,000 of the miner's blocks", async (planner) => {
+    // index-only: the page reads what blocks_validated_page holds (migration 021), no block row
+    const indexOnly = (nodes: PlanNode[]) =>
+      expect(nodes.find((n) => n['Index Name'] === 'blocks_validated_page')!['Node Type']).toBe('Index Only Scan');
     const top = blocksValidatedPageQuery({ chainId: CHAIN, miner: MINER, beforeNumber: null, limit: 51 });
-    expectOneIndexScan(await planOf(db, top, planner), 'blocks_by_miner');
+    const topPlan = await planOf(db, top, planner);
+    expectOneIndexScan(topPlan, 'blocks_validated_page');
+    indexOnly(topPlan);
     const deep = blocksValidatedPageQuery({ chainId: CHAIN, miner: MINER, beforeNumber: BigInt(blocksBeforeDepth), limit: 51 });
     const deepPlan = await planOf(db, deep, planner);
-    expectOneIndexScan(deepPlan, 'blocks_by_miner');
-    expectRangeFromCursor(deepPlan, 'blocks_by_miner', 'number');
+    expectOneIndexScan(deepPlan, 'blocks_validated_page');
+    indexOnly(deepPlan);
+    expectRangeFromCursor(deepPlan, 'blocks_validated_page', 'number');
   });
 
   it('the deep pages really are that deep: each starts right after its cursor, run as the API runs them', async () => {

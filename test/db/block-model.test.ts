@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../src/db/migrate.js';
-import { blockColumns } from '../../src/db/model/block.js';
+import { blockTableColumns } from '../../src/db/model/block.js';
 import { blocksValidatedPage } from '../../src/db/queries/blocks.js';
 import { availableEngines, databaseBefore, freshDatabase } from '../support/databases.js';
 import { addressOf } from '../support/seed.js';
@@ -22,7 +22,7 @@ describe.each(await availableEngines())('the block model on %s', (engine) => {
     const rows = await db.query<{ column_name: string }>(
       `SELECT column_name FROM information_schema.columns WHERE table_name = 'blocks' AND table_schema = current_schema()`,
     );
-    expect(rows.map((r) => r.column_name).sort()).toEqual(Object.values(blockColumns).map((c) => c.name).sort());
+    expect(rows.map((r) => r.column_name).sort()).toEqual(Object.values(blockTableColumns).map((c) => c.name).sort());
   });
 
   it('reads an Arbitrum block stored before migration 006 with the same header fields', async () => {
@@ -41,11 +41,11 @@ describe.each(await availableEngines())('the block model on %s', (engine) => {
       [Buffer.from(miner.slice(2), 'hex'), JSON.stringify(old)],
     );
     await migrate(db);
-    const [arbitrumBlock] = await blocksValidatedPage(db, { chainId: 421614, miner, beforeNumber: null, limit: 5 });
-    expect(arbitrumBlock!.block.chainFields).toEqual({
+    const [arbitrumBlock] = (await blocksValidatedPage(db, { chainId: 421614, miner, beforeNumber: null, limit: 5 })).items;
+    expect(arbitrumBlock!.chainFields).toEqual({
       arbitrum: { delayed_messages: 1_789_671, l1_block_number: 9_011_968, send_count: 108_516, send_root: '0x724a' },
     });
-    const [plainBlock] = await blocksValidatedPage(db, { chainId: 1, miner, beforeNumber: null, limit: 5 });
-    expect(plainBlock!.block.chainFields).toBeNull();
+    const [plainBlock] = (await blocksValidatedPage(db, { chainId: 1, miner, beforeNumber: null, limit: 5 })).items;
+    expect(plainBlock!.chainFields).toBeNull();
   });
 });

@@ -4,7 +4,10 @@ import type { Hex } from '../../db/rows.js';
 import { blocksValidatedPage } from '../../db/queries/blocks.js';
 import { ChainParams, errorResponses } from '../schemas/common.js';
 import { BlocksValidatedPage, BlocksValidatedQuery } from '../schemas/blocks.js';
-import { blockView, blocksNextPageParams } from '../views/block.js';
+import { blocksNextPageParams } from '../views/block.js';
+import { blocksPageJson, type BlocksPageView } from '../views/block-page-json.js';
+import { addressView } from '../views/address.js';
+import { okSerializer } from '../ok-serializer.js';
 
 const DEFAULT_PAGE_SIZE = 50;
 
@@ -22,22 +25,26 @@ export function blocksValidatedRoute(app: FastifyInstance, db: Queryable): void 
         querystring: BlocksValidatedQuery,
         response: { 200: BlocksValidatedPage, ...errorResponses },
       },
+      // the stored part of each block is spliced as the indexer rendered it (views/block-page-json.ts)
+      serializerCompiler: okSerializer(app, blocksPageJson),
     },
-    async (request) => {
+    async (request): Promise<BlocksPageView> => {
       const chain = request.chain;
       const size = request.query.items_count ?? DEFAULT_PAGE_SIZE;
       const before = request.query.block_number;
-      const rows = await blocksValidatedPage(db, {
+      const page = await blocksValidatedPage(db, {
         chainId: chain.chainId,
         miner: request.params.address_hash_param.toLowerCase() as Hex,
         beforeNumber: before === undefined ? null : BigInt(before),
         limit: size + 1,
       });
-      const items = rows.slice(0, size);
+      const items = page.items.slice(0, size);
       const last = items[items.length - 1];
       return {
-        items: items.map((b) => blockView(b, chain.elasticity)),
-        next_page_params: rows.length > size && last ? blocksNextPageParams(last, size, request.query.key) : null,
+        miner: page.miner === null ? null : addressView(page.miner),
+        items,
+        elasticity: chain.elasticity,
+        next_page_params: page.items.length > size && last ? blocksNextPageParams(last.number, size, request.query.key) : null,
       };
     },
   );

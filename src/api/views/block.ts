@@ -1,6 +1,6 @@
-import type { ValidatedBlock } from '../../db/queries/blocks.js';
+import type { PageBlock, ValidatedBlock } from '../../db/queries/blocks.js';
 import { blockType } from '../../db/model/block.js';
-import { chainFieldViews } from '../../chains/index.js';
+import { chainFieldViews, type ChainKindKey } from '../../chains/index.js';
 import { blobScheduleFor } from '../../config/blob-schedule.js';
 import type { ChainStatus } from '../../db/queries/chains.js';
 import type { BlockObject, SingleBlockObject } from '../schemas/blocks.js';
@@ -17,7 +17,14 @@ export function isoTimestamp(seconds: bigint): string {
 
 const decimal = (value: bigint | null): string | null => (value === null ? null : value.toString());
 
-export function blockView({ block: b, miner, kinds }: ValidatedBlock, elasticity: number): BlockObject {
+/**
+ * What the block object shows of the stored block row alone: every field but `type` (a reorg
+ * flips it), `miner` (its address decorations change), `gas_target_percentage` (the chain's
+ * elasticity is a setting) and the chain kinds' properties (their settlement changes). The
+ * blocks-validated page keeps it rendered (block-page-json.ts); the other fields are added per
+ * request.
+ */
+export function storedBlockFields(b: PageBlock) {
   const transactionsCount = b.transactionsCount;
   return {
     hash: b.hash,
@@ -25,8 +32,6 @@ export function blockView({ block: b, miner, kinds }: ValidatedBlock, elasticity
     parent_hash: b.parentHash,
     nonce: b.nonce,
     timestamp: isoTimestamp(b.timestamp),
-    type: blockType(b),
-    miner: addressView(miner),
     size: Number(b.size),
     difficulty: b.difficulty.toString(),
     total_difficulty: decimal(b.totalDifficulty),
@@ -34,7 +39,6 @@ export function blockView({ block: b, miner, kinds }: ValidatedBlock, elasticity
     gas_used: b.gasUsed.toString(),
     // the reference's decimal arithmetic, so the floats match its responses to the last bit
     gas_used_percentage: gasUsedPercentage(b.gasUsed, b.gasLimit),
-    gas_target_percentage: gasTargetPercentage(b.gasUsed, b.gasLimit, BigInt(elasticity)),
     base_fee_per_gas: decimal(b.baseFeePerGas),
     burnt_fees: b.burntFees.toString(),
     burnt_fees_percentage: burntFeesPercentage(b.burntFees, b.transactionFees),
@@ -56,6 +60,23 @@ export function blockView({ block: b, miner, kinds }: ValidatedBlock, elasticity
     blob_transactions_count: b.blobTransactionsCount,
     blob_transaction_count: b.blobTransactionsCount,
     blob_tx_count: b.blobTransactionsCount,
+  } satisfies Omit<BlockObject, ChangingBlockField>;
+}
+
+/** The block object's fields that a stored block row does not fix (storedBlockFields). */
+export type ChangingBlockField = 'type' | 'miner' | 'gas_target_percentage' | ChainKindKey;
+
+/** gas_target_percentage: the reference's decimal arithmetic over the chain's elasticity. */
+export function gasTargetOf(b: Pick<PageBlock, 'gasUsed' | 'gasLimit'>, elasticity: number): number {
+  return gasTargetPercentage(b.gasUsed, b.gasLimit, BigInt(elasticity));
+}
+
+export function blockView({ block: b, miner, kinds }: ValidatedBlock, elasticity: number): BlockObject {
+  return {
+    ...storedBlockFields(b),
+    type: blockType(b),
+    miner: addressView(miner),
+    gas_target_percentage: gasTargetOf(b, elasticity),
     ...chainFieldViews(b.chainFields, kinds),
   };
 }
@@ -80,6 +101,6 @@ export function singleBlockView(block: ValidatedBlock, chain: Pick<ChainStatus, 
   };
 }
 
-export function blocksNextPageParams(last: ValidatedBlock, itemsCount: number, key: string | undefined) {
-  return { block_number: Number(last.block.number), items_count: itemsCount, ...(key !== undefined ? { key } : {}) };
+export function blocksNextPageParams(lastNumber: bigint, itemsCount: number, key: string | undefined) {
+  return { block_number: Number(lastNumber), items_count: itemsCount, ...(key !== undefined ? { key } : {}) };
 }

@@ -16,6 +16,7 @@ import * as ensNames from './014_ens_names.js';
 import * as arbitrumSettlement from './011_arbitrum_settlement.js';
 import * as arbitrumSealedBatches from './019_arbitrum_sealed_batches.js';
 import * as addressTagsJson from './020_address_tags_json.js';
+import * as blockPageJson from './021_block_page_json.js';
 
 /** Ordered; a migration once released is never edited, only followed by a new one. */
 export const migrations: ReadonlyArray<{ id: string; sql: string }> = [
@@ -37,4 +38,5 @@ export const migrations: ReadonlyArray<{ id: string; sql: string }> = [
   { id: '011_arbitrum_settlement', sql: arbitrumSettlement.sql },
   { id: '019_arbitrum_sealed_batches', sql: arbitrumSealedBatches.sql },
   { id: '020_address_tags_json', sql: addressTagsJson.sql },
+  { id: '021_block_page_json', sql: blockPageJson.sql },
 ];

@@ -5,7 +5,7 @@
  * in `chainFields`, keyed by the kind (src/chains/), so the table needs no column per kind.
  */
 import type { Hex } from '../rows.js';
-import { bool, bytes, column, int4, int8, int8Number, json, nullable, uint256, upsertStatement, type RowOf } from './columns.js';
+import { bool, bytes, column, int4, int8, int8Number, json, nullable, text, uint256, upsertStatement, type RowOf } from './columns.js';
 
 export interface Reward {
   /** wei */
@@ -77,14 +77,27 @@ export const blockColumns = {
 
 export type BlockRow = RowOf<typeof blockColumns>;
 
+/**
+ * The table's columns: the block's, and what is derived from them when the block is written,
+ * `page_json` (the blocks-validated page's rendering of the stored fields,
+ * api/views/block-page-json.ts; null for a block written before migration 021, or whose fields
+ * changed since, until the indexer's backfill renders it).
+ */
+export const blockTableColumns = {
+  ...blockColumns,
+  pageJson: nullable(column('page_json', text)),
+} as const;
+
+export type BlockTableRow = RowOf<typeof blockTableColumns>;
+
 const keyColumns = new Set<string>(['chainId', 'hash']);
-const valueColumns = (Object.keys(blockColumns) as Array<keyof typeof blockColumns>).filter((k) => !keyColumns.has(k));
+const valueColumns = (Object.keys(blockTableColumns) as Array<keyof typeof blockTableColumns>).filter((k) => !keyColumns.has(k));
 
 /**
  * Blocks are written by hash. A block seen again (after a reorg, or with traces the first pass
  * lacked) is written whole: it may have been known only as an uncle's header before.
  */
-export const upsertBlocksStatement = upsertStatement('blocks', blockColumns, {
+export const upsertBlocksStatement = upsertStatement('blocks', blockTableColumns, {
   conflict: '(chain_id, hash)',
   update: valueColumns,
 });
@@ -94,7 +107,7 @@ export const upsertBlocksStatement = upsertStatement('blocks', blockColumns, {
  * own (orphaned by a reorg before a later block included it) keeps its data and is only marked
  * as an uncle; a consensus block is never touched.
  */
-export const upsertUnclesStatement = upsertStatement('blocks', blockColumns, {
+export const upsertUnclesStatement = upsertStatement('blocks', blockTableColumns, {
   conflict: '(chain_id, hash)',
   update: ['isUncle'],
   updateWhere: 'NOT blocks.consensus',

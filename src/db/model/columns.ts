@@ -58,6 +58,15 @@ const integerText = (arrayType: string): Codec<bigint> => ({
   read: (raw) => BigInt(raw as string),
 });
 
+/** text ⇄ string */
+export const text: Codec<string> = {
+  arrayType: 'text',
+  fromParam: (ref) => ref,
+  select: (ref) => ref,
+  write: (v) => v,
+  read: (raw) => raw as string,
+};
+
 /** bigint ⇄ bigint (block numbers, timestamps, sizes) */
 export const int8: Codec<bigint> = integerText('bigint');
 /** numeric(78,0) ⇄ bigint (uint256 amounts) */
@@ -159,6 +168,13 @@ export function readRow<Cs extends Columns>(columns: Cs, raw: Record<string, unk
   const row: Record<string, unknown> = {};
   for (const [key, c] of Object.entries(columns)) row[key] = readValue(c, raw[`${prefix}${c.name}`]);
   return row as RowOf<Cs>;
+}
+
+/** Some columns of the definition, e.g. those an index holds. */
+export function pickColumns<Cs extends Columns, K extends keyof Cs>(columns: Cs, ...keys: K[]): Pick<Cs, K> {
+  const some: Record<string, Column<unknown>> = {};
+  for (const k of keys) some[k as string] = columns[k]!;
+  return some as Pick<Cs, K>;
 }
 
 /** The definition without some columns, e.g. those a page does not read. */

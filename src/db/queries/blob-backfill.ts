@@ -28,11 +28,12 @@ export interface BlobFields {
   blobTransactionsCount: number;
 }
 
+/** The fields are part of the page rendering: it is dropped, and the indexer renders it again (block-pages.ts). */
 export async function saveBlobFields(db: Queryable, chainId: number, rows: readonly BlobFields[]): Promise<void> {
   if (rows.length === 0) return;
   await db.query(
     `UPDATE blocks b SET blob_gas_used = u.blob_gas_used, excess_blob_gas = u.excess_blob_gas,
-       blob_transactions_count = u.blob_transactions_count
+       blob_transactions_count = u.blob_transactions_count, page_json = NULL
      FROM unnest($2::text[], $3::numeric[], $4::numeric[], $5::int[]) AS u(hash, blob_gas_used, excess_blob_gas, blob_transactions_count)
      WHERE b.chain_id = $1 AND b.hash = decode(u.hash, 'hex')`,
     [

@@ -1,10 +1,12 @@
 import type { Queryable } from '../client.js';
 import type { Hex } from '../rows.js';
 import { fromHexText, toBytea } from '../hex.js';
-import { blockColumns } from '../model/block.js';
-import { omitColumns, readRow, selectList, type RowOf } from '../model/columns.js';
+import { blockColumns, blockTableColumns } from '../model/block.js';
+import { omitColumns, pickColumns, readRow, selectList, type RowOf } from '../model/columns.js';
 import { kindReadColumns, kindReads, type KindReads } from '../../chains/index.js';
 import { addressLateralJoin, addressSelectColumns, readAddress, type AddressInfo, type AddressRowColumns } from './address-columns.js';
+// a page of blocks not rendered yet is rendered by the view's own code (write-blocks.ts)
+import { blockPageJson, type BlockPageItem } from '../../api/views/block-page-json.js';
 
 /** What a page shows of a block: everything stored but its chain. */
 const pageColumns = omitColumns(blockColumns, 'chainId');
@@ -35,25 +37,81 @@ async function readBlocks(db: Queryable, text: string, args: unknown[], genericP
   });
 }
 
-/** The page statement, exported so tests can EXPLAIN exactly what the API runs. */
-export function blocksValidatedPageQuery(params: { chainId: number; miner: Hex; beforeNumber: bigint | null; limit: number }) {
+function keysetArgs(params: PageParams): { args: unknown[]; keyset: string } {
   const args: unknown[] = [params.chainId, toBytea(params.miner), params.limit];
-  let keyset = '';
-  if (params.beforeNumber !== null) {
-    args.push(params.beforeNumber.toString());
-    keyset = 'AND b.number < $4::bigint';
-  }
+  if (params.beforeNumber === null) return { args, keyset: '' };
+  args.push(params.beforeNumber.toString());
+  return { args, keyset: 'AND b.number < $4::bigint' };
+}
+
+export interface PageParams {
+  chainId: number;
+  miner: Hex;
+  beforeNumber: bigint | null;
+  limit: number;
+}
+
+/** What a page reads of each block: the columns blocks_validated_page holds (migration 021). */
+const indexedColumns = pickColumns(blockTableColumns, 'number', 'consensus', 'isUncle', 'gasUsed', 'gasLimit', 'chainFields', 'pageJson');
+
+/**
+ * The page statement, exported so tests can EXPLAIN exactly what the API runs: an index-only
+ * range scan of blocks_validated_page, and the miner's decorations (one probe, the same row for
+ * every block).
+ */
+export function blocksValidatedPageQuery(params: PageParams) {
+  const { args, keyset } = keysetArgs(params);
+  return {
+    text: `SELECT ${selectList(indexedColumns, 'b')}, ${addressSelectColumns}${kindReadColumns('b')}
+     FROM blocks b
+     ${addressLateralJoin('b.miner', '$1')}
+     WHERE b.chain_id = $1 AND b.miner = $2 ${keyset}
+     ORDER BY b.number DESC LIMIT $3`,
+    args,
+  };
+}
+
+/** The same page of full rows, for blocks not rendered yet (page_json null). */
+function fullPageQuery(params: PageParams) {
+  const { args, keyset } = keysetArgs(params);
   return { text: blocksWithMiner(`b.miner = $2 ${keyset}`, 'ORDER BY b.number DESC LIMIT $3'), args };
 }
 
-/** One page of blocks mined by an address, newest first: a range scan of blocks_by_miner. */
-export function blocksValidatedPage(
-  db: Queryable,
-  params: { chainId: number; miner: Hex; beforeNumber: bigint | null; limit: number },
-): Promise<ValidatedBlock[]> {
+/** A page of blocks mined by one address, newest first, and that address's decorations. */
+export interface ValidatedBlocksPage {
+  items: BlockPageItem[];
+  /** null when the page is empty */
+  miner: AddressInfo | null;
+}
+
+/**
+ * One page of blocks mined by an address, newest first: a range scan of blocks_validated_page.
+ * A block written before migration 021 (or whose fields changed since its rendering) has no
+ * page_json until the indexer's backfill renders it: such a page is read again as full rows and
+ * rendered here, by the same code.
+ */
+export async function blocksValidatedPage(db: Queryable, params: PageParams): Promise<ValidatedBlocksPage> {
   const { text, args } = blocksValidatedPageQuery(params);
-  // one range scan of blocks_by_miner whatever the miner: planned once (QueryOptions.genericPlan)
-  return readBlocks(db, text, args, true);
+  // one range scan whatever the miner: planned once (QueryOptions.genericPlan)
+  const rows = await db.query<Record<string, unknown> & AddressRowColumns>(text, args, { prepare: true, genericPlan: true });
+  if (rows.length === 0) return { items: [], miner: null };
+  const miner = readAddress(params.miner, rows[0]!);
+  const items: BlockPageItem[] = [];
+  for (const r of rows) {
+    const row = readRow(indexedColumns, r);
+    if (row.pageJson === null) return renderedFullPage(db, params);
+    items.push({ ...row, pageJson: row.pageJson, kinds: kindReads(r) });
+  }
+  return { items, miner };
+}
+
+async function renderedFullPage(db: Queryable, params: PageParams): Promise<ValidatedBlocksPage> {
+  const { text, args } = fullPageQuery(params);
+  const blocks = await readBlocks(db, text, args, true);
+  return {
+    items: blocks.map(({ block, kinds }) => ({ ...block, pageJson: blockPageJson(block), kinds })),
+    miner: blocks[0]?.miner ?? null,
+  };
 }
 
 const BY_HASH = blocksWithMiner('b.hash = $2');

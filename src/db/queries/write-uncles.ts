@@ -1,13 +1,14 @@
 import type { Queryable } from '../client.js';
 import type { Hex } from '../rows.js';
 import { hexArray } from '../hex.js';
-import { blockColumns, upsertUnclesStatement, type BlockRow } from '../model/block.js';
+import { blockTableColumns, upsertUnclesStatement, type BlockRow } from '../model/block.js';
 import { upsertParams } from '../model/columns.js';
+import { withPageJson } from './write-blocks.js';
 
 /** Writes uncle rows (non-consensus, header only) in one statement; see upsertUnclesStatement. */
 export async function upsertUncles(db: Queryable, uncles: readonly BlockRow[]): Promise<void> {
   if (uncles.length === 0) return;
-  await db.query(upsertUnclesStatement, upsertParams(blockColumns, uncles));
+  await db.query(upsertUnclesStatement, upsertParams(blockTableColumns, withPageJson(uncles)));
 }
 
 /**
