@@ -35,9 +35,9 @@ describe.runIf(await postgresAvailable())('benchmarks at tiny size', () => {
       expect(positive(api[key]), key).toBe(true);
     }
     expect(api.size).toMatchObject({ holders: 20_000, blocks: 20_000 });
-    // each page is one index range scan: no sort step at any depth
+    // each page is one index range scan: no sort step at any depth (blocks-validated: index-only)
     for (const [name, e] of Object.entries(api.explain as Record<string, { plan: string[] }>)) {
-      expect(e.plan.some((l) => /Index (Only )?Scan using (token_balances_page|blocks_by_miner)/.test(l)), name).toBe(true);
+      expect(e.plan.some((l) => /Index (Only )?Scan using token_balances_page|Index Only Scan using blocks_validated_page/.test(l)), name).toBe(true);
       expect(e.plan.some((l) => /\bSort\b/.test(l)), name).toBe(false);
     }
     expect(machine.cores).toBeGreaterThan(0);
