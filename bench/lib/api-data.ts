@@ -8,7 +8,7 @@ import pg from 'pg';
 import { rebuildAddressTagsSql } from '../../src/db/queries/write-addresses.js';
 import { blockColumns } from '../../src/db/model/block.js';
 import { readRow, selectList } from '../../src/db/model/columns.js';
-import { blockPageJson } from '../../src/api/views/block-page-json.js';
+import { storedPageJson } from '../../src/db/queries/write-blocks.js';
 
 export interface DataSize {
   /** holders of the one big token */
@@ -96,7 +96,7 @@ async function renderBlockPages(client: pg.Client, log: (m: string) => void) {
     if (rows.length === 0) break;
     const blocks = rows.map((r) => readRow(blockColumns, r));
     const t = performance.now();
-    const pages = blocks.map(blockPageJson);
+    const pages = blocks.map(storedPageJson);
     renderMs += performance.now() - t;
     await client.query('INSERT INTO bench_block_pages SELECT * FROM unnest($1::bigint[], $2::text[])', [blocks.map((b) => b.number.toString()), pages]);
     rendered += rows.length;

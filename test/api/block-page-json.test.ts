@@ -29,7 +29,7 @@ import { availableEngines } from '../support/databases.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { fixtureResult } from '../support/replay-rpc.js';
 import { recordedTraces, standInFullBlock, standInReceipts } from '../support/block-508110.js';
-import { blockRow } from '../support/seed.js';
+import { addressOf, blockRow } from '../support/seed.js';
 
 const MAINNET = 1;
 const ARBITRUM = 421614;
@@ -148,5 +148,16 @@ describe.each(await availableEngines())('the blocks-validated page from rendered
     while ((await renderPendingBlockPages(api.db, MAINNET, 1)) > 0);
     expect(await storedPages()).toEqual(written);
     for (const block of blocks) await expectSamePage(block);
+  });
+
+  it('a block whose rendering would not fit an index entry (dozens of rewards) is not kept rendered, and serves the same bytes', async () => {
+    const rewards = Array.from({ length: 40 }, (_, i) => ({ reward: BigInt(i + 1) * 10n ** 18n, type: 'emission_funds', address: addressOf(i, 'holder') }));
+    const large = blockRow(MAINNET, 500, addressOf(9, 'miner'), { rewards });
+    await upsertBlocks(api.db, [large, blockRow(MAINNET, 501, large.miner)]);
+    const stored = await api.db.query<{ page_json: string | null }>('SELECT page_json FROM blocks WHERE chain_id = $1 AND number = 500', [MAINNET]);
+    expect(stored[0]!.page_json).toBe('');
+    await expectSamePage(large);
+    // the backfill does not take it for unrendered
+    expect(await renderPendingBlockPages(api.db, MAINNET, 10)).toBe(0);
   });
 });

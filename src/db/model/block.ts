@@ -81,7 +81,8 @@ export type BlockRow = RowOf<typeof blockColumns>;
  * The table's columns: the block's, and what is derived from them when the block is written,
  * `page_json` (the blocks-validated page's rendering of the stored fields,
  * api/views/block-page-json.ts; null for a block written before migration 021, or whose fields
- * changed since, until the indexer's backfill renders it).
+ * changed since, until the indexer's backfill renders it; '' when too large to keep rendered,
+ * db/queries/write-blocks.ts).
  */
 export const blockTableColumns = {
   ...blockColumns,

@@ -2,7 +2,7 @@ import type { Queryable } from '../client.js';
 import { hexArray } from '../hex.js';
 import { blockColumns } from '../model/block.js';
 import { readRow, selectList } from '../model/columns.js';
-import { blockPageJson } from '../../api/views/block-page-json.js';
+import { storedPageJson } from './write-blocks.js';
 
 /**
  * Renders the page part (`page_json`, model/block.ts) of up to `limit` blocks that have none:
@@ -22,7 +22,7 @@ export async function renderPendingBlockPages(db: Queryable, chainId: number, li
     `UPDATE blocks b SET page_json = u.page_json
      FROM unnest($2::text[], $3::text[]) AS u(hash, page_json)
      WHERE b.chain_id = $1 AND b.hash = decode(u.hash, 'hex') AND b.page_json IS NULL`,
-    [chainId, hexArray(blocks.map((b) => b.hash)), blocks.map(blockPageJson)],
+    [chainId, hexArray(blocks.map((b) => b.hash)), blocks.map(storedPageJson)],
   );
   return rows.length;
 }

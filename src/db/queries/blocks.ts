@@ -87,8 +87,8 @@ export interface ValidatedBlocksPage {
 /**
  * One page of blocks mined by an address, newest first: a range scan of blocks_validated_page.
  * A block written before migration 021 (or whose fields changed since its rendering) has no
- * page_json until the indexer's backfill renders it: such a page is read again as full rows and
- * rendered here, by the same code.
+ * page_json until the indexer's backfill renders it, and one too large for the index has none
+ * at all: such a page is read again as full rows and rendered here, by the same code.
  */
 export async function blocksValidatedPage(db: Queryable, params: PageParams): Promise<ValidatedBlocksPage> {
   const { text, args } = blocksValidatedPageQuery(params);
@@ -99,7 +99,8 @@ export async function blocksValidatedPage(db: Queryable, params: PageParams): Pr
   const items: BlockPageItem[] = [];
   for (const r of rows) {
     const row = readRow(indexedColumns, r);
-    if (row.pageJson === null) return renderedFullPage(db, params);
+    // null: not rendered yet; NOT_RENDERED (''): too large to keep rendered (write-blocks.ts)
+    if (!row.pageJson) return renderedFullPage(db, params);
     items.push({ ...row, pageJson: row.pageJson, kinds: kindReads(r) });
   }
   return { items, miner };
