@@ -58,14 +58,17 @@ const integerText = (arrayType: string): Codec<bigint> => ({
   read: (raw) => BigInt(raw as string),
 });
 
-/** text ⇄ string */
-export const text: Codec<string> = {
-  arrayType: 'text',
+/** A type both drivers hand over as the JS value itself, in both directions. */
+const asIs = <T>(arrayType: string): Codec<T> => ({
+  arrayType,
   fromParam: (ref) => ref,
   select: (ref) => ref,
   write: (v) => v,
-  read: (raw) => raw as string,
-};
+  read: (raw) => raw as T,
+});
+
+/** text ⇄ string */
+export const text: Codec<string> = asIs('text');
 
 /** bigint ⇄ bigint (block numbers, timestamps, sizes) */
 export const int8: Codec<bigint> = integerText('bigint');
@@ -73,13 +76,7 @@ export const int8: Codec<bigint> = integerText('bigint');
 export const uint256: Codec<bigint> = integerText('numeric');
 
 /** integer ⇄ number (counts) */
-export const int4: Codec<number> = {
-  arrayType: 'int',
-  fromParam: (ref) => ref,
-  select: (ref) => ref,
-  write: (v) => v,
-  read: (raw) => raw as number,
-};
+export const int4: Codec<number> = asIs('int');
 
 /** bigint ⇄ number, for ids that always fit a JS number (chain ids) */
 export const int8Number: Codec<number> = {
@@ -90,13 +87,7 @@ export const int8Number: Codec<number> = {
   read: (raw) => Number(raw),
 };
 
-export const bool: Codec<boolean> = {
-  arrayType: 'bool',
-  fromParam: (ref) => ref,
-  select: (ref) => ref,
-  write: (v) => v,
-  read: (raw) => raw as boolean,
-};
+export const bool: Codec<boolean> = asIs('bool');
 
 /**
  * jsonb ⇄ T, through an optional stored form (e.g. bigint amounts kept as decimal strings).
