@@ -11,7 +11,7 @@ import { detectOnce } from '../rpc/capabilities.js';
 import { isMethodNotSupported } from '../rpc/classify-failure.js';
 import { lowerHex } from './hex.js';
 import { parseQuantity } from '../rpc/quantity.js';
-import { blockParam, type RpcClient } from '../rpc/client.js';
+import { blockParam, type RequestOptions, type RpcClient } from '../rpc/client.js';
 import type { RpcCallFrame, RpcTraceBlockEntry } from '../rpc/types.js';
 
 export interface BlockTraceSummary {
@@ -136,13 +136,13 @@ export function detectTraceMethod(rpc: RpcClient, probeBlock: bigint): Promise<T
 }
 
 /** Rewards and internal transaction count of one block; null when the node has no tracing. */
-export async function fetchBlockTraceSummary(rpc: RpcClient, block: bigint): Promise<BlockTraceSummary | null> {
+export async function fetchBlockTraceSummary(rpc: RpcClient, block: bigint, options: RequestOptions = {}): Promise<BlockTraceSummary | null> {
   const method = await detectTraceMethod(rpc, block);
   switch (method) {
     case 'trace_block':
-      return summarizeTraceBlock(await rpc.request<RpcTraceBlockEntry[]>('trace_block', [blockParam(block)]));
+      return summarizeTraceBlock(await rpc.request<RpcTraceBlockEntry[]>('trace_block', [blockParam(block)], options));
     case 'debug_traceBlockByNumber':
-      return summarizeCallTraces(await rpc.request<unknown[]>('debug_traceBlockByNumber', [blockParam(block), CALL_TRACER]));
+      return summarizeCallTraces(await rpc.request<unknown[]>('debug_traceBlockByNumber', [blockParam(block), CALL_TRACER], options));
     case null:
       return null;
   }

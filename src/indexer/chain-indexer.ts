@@ -2,11 +2,10 @@ import type { ChainConfig } from '../config/config.js';
 import { ensRegistryFor } from '../config/ens.js';
 import { ConfigError } from '../config/config.js';
 import type { RpcClient } from '../rpc/client.js';
-import { fetchBlocksWithReceipts } from '../evm/fetch-blocks.js';
+import { fetchBlockWithReceipts, supportsBlockReceipts } from '../evm/fetch-blocks.js';
 import { detectTraceMethod, fetchBlockTraceSummary } from '../evm/traces.js';
 import { fetchUncles } from '../evm/uncles.js';
 import { sleep } from '../rpc/backoff.js';
-import { mapWithConcurrency } from '../rpc/concurrency.js';
 import { BlockNotAvailableError } from '../rpc/errors.js';
 import type { Database } from '../db/client.js';
 import { isConnectionFailure, isDatabaseRefusal } from '../db/unavailable.js';
@@ -15,7 +14,9 @@ import { negativeBalances } from '../db/queries/write-balances.js';
 import { consensusHashes, indexedBlock, setHeadBlock } from '../db/queries/progress.js';
 import { clearIndexerFailure, recordIndexerFailure, type IndexerFailure } from '../db/queries/indexer-status.js';
 import { RpcError } from '../rpc/errors.js';
-import { transformBatch, findLinkBreak, type IndexBatch } from './transform.js';
+import { transformBatch, findLinkBreak, type FetchedBlock, type IndexBatch } from './transform.js';
+import { BlockPrefetcher } from './block-prefetcher.js';
+import { HeadPoller } from './head-poller.js';
 import { pruneHistory, pruneRecordedChanges, writeBatch } from './write-batch.js';
 import { balancesAt, reconcileBalances, withBalanceRepair } from './reconcile.js';
 import { RebasingBalances } from './rebasing.js';
@@ -33,14 +34,14 @@ export interface ChainIndexerOptions {
   /** called after each batch, for progress displays */
   onBatch?: (info: { batch: IndexBatch; head: bigint; ms: number }) => void;
   /**
-   * blocks per batch: adapted between these bounds to aim at `targetTransfers` per batch (by
-   * default 10, the chain's `maxBlocksPerRange` and `transfersPerRange`)
+   * blocks per batch: the range size aimed at is adapted between these bounds to hold about
+   * `targetTransfers` (by default 10, the chain's `maxBlocksPerRange` and `transfersPerRange`);
+   * a batch is the blocks fetched by the time the writer takes it, at least the lower bound (or
+   * to the head) and at most the size aimed at
    */
   minBatchBlocks?: number;
   maxBatchBlocks?: number;
   targetTransfers?: number;
-  /** ranges fetched ahead of the writer; by default enough to keep the chain's RPC budget busy */
-  prefetch?: number;
   traces?: boolean;
   /**
    * false: no balance history is written, so answers at a past block are wrong. Only for
@@ -56,16 +57,11 @@ export async function verifyChainId(rpc: RpcClient, expected: number): Promise<v
   }
 }
 
-interface Range {
-  from: bigint;
-  to: bigint;
-  fetched: Promise<IndexBatch>;
-}
-
 /**
- * One chain's pipeline: fetch (blocks + receipts, traces when the node has them) →
- * transform (rows and balance deltas, no I/O) → write (one transaction per batch, progress
- * included), from the start block to the head and then following it, rolling back on reorgs.
+ * One chain's pipeline: fetch (blocks + receipts, traces when the node has them, asked for
+ * ahead of the writer block by block: ./block-prefetcher.ts) → transform (rows and balance
+ * deltas, no I/O) → write (one transaction per batch, progress included), from the start block
+ * to the head and then following it, rolling back on reorgs.
  */
 export class ChainIndexer {
   private readonly db: Database;
@@ -76,7 +72,6 @@ export class ChainIndexer {
   private readonly rebasing: RebasingBalances;
   private batchBlocks: number;
   private traces: Promise<boolean> | null;
-  private ahead: Range[] = [];
   private readonly recentAddresses = new RecentAddresses();
   /** whether the database may say this chain is failing (unknown at start: a previous run may have said so) */
   private failureRecorded = true;
@@ -103,21 +98,22 @@ export class ChainIndexer {
   }
 
   /**
-   * Blocks fetched at once: enough for every request slot of the RPC budget to carry a full
-   * batch (a block and its receipts are two calls; traces, where fetched, go in a pool of their
-   * own beside them). Fewer leave slots idle while each exchange waits out the node's latency.
+   * Blocks asked for at once: enough for every request slot of the RPC budget to carry a full
+   * batch (a block, its receipts and its traces are three calls), twice over, so that a full
+   * batch is queued for each slot as it frees. Fewer leave slots idle while each exchange waits
+   * out the node's latency; more only queue at the budget.
    */
   private get blocksInFlight(): number {
-    return this.chain.rpcConcurrency * Math.max(1, Math.floor(this.chain.rpcBatchSize / 2));
+    return 2 * this.chain.rpcConcurrency * Math.max(1, Math.floor(this.chain.rpcBatchSize / 3));
   }
 
   /**
-   * Ranges fetched ahead of the writer: twice the blocks in flight, so the next range's requests
-   * are queued while one range's last answers come in, and at most 8 ranges, which bounds the
-   * memory the fetched batches hold while they wait for the writer.
+   * Blocks fetched or being fetched ahead of the writer: a whole range plus the blocks in
+   * flight, so the next range is on its way while one is written. This bounds the memory the
+   * fetched blocks hold while they wait for the writer.
    */
-  private get prefetch(): number {
-    return this.options.prefetch ?? Math.min(8, Math.max(2, Math.ceil((2 * this.blocksInFlight) / this.batchBlocks)));
+  private get fetchWindow(): number {
+    return this.batchBlocks + this.blocksInFlight;
   }
 
   private get label() {
@@ -130,18 +126,36 @@ export class ChainIndexer {
 
   async run(signal: AbortSignal): Promise<void> {
     await verifyChainId(this.rpc, this.chain.chainId);
+    const prefetcher = new BlockPrefetcher(
+      { fetch: (block, fetchSignal) => this.fetchBlock(block, fetchSignal), inFlight: () => this.blocksInFlight, window: () => this.fetchWindow },
+      signal,
+    );
+    const heads = new HeadPoller(this.rpc, this.chain.pollIntervalMs);
     await this.reconcileLeftovers();
     const tip = await indexedBlock(this.db, this.chain.chainId);
     let next = tip ? tip.number + 1n : this.chain.startBlock;
     let parent: Hex | null = tip?.hash ?? null;
     this.logger.info({ ...this.label, from: next.toString() }, tip ? 'resuming' : 'starting');
+    // the node's capabilities are asked beside the first head, not after it: one round trip
+    // fewer before the first blocks go out (a probe that fails is asked again by the first fetch)
+    Promise.all([this.useTraces(next), supportsBlockReceipts(this.rpc)]).catch(() => undefined);
+    const heartbeat = { head: -1n, at: 0 };
+    /** the batch after the one being written, taken and transformed meanwhile */
+    let following: { from: bigint; batch: Promise<IndexBatch> } | null = null;
     while (!signal.aborted) {
       try {
-        const head = await this.rpc.getBlockNumber({ signal });
-        await setHeadBlock(this.db, this.chain.chainId, head);
+        const head = await heads.atLeast(next, signal);
+        // The heartbeat (head and polled_at, for /health), while blocks or heads keep coming
+        // from the node: at most once a poll interval, unless the head moved. Every step was
+        // one more commit (and fsync) beside the writer's own.
+        if (head !== heartbeat.head || Date.now() - heartbeat.at >= this.chain.pollIntervalMs) {
+          await setHeadBlock(this.db, this.chain.chainId, head);
+          Object.assign(heartbeat, { head, at: Date.now() });
+        }
         this.options.metrics?.headBlock.set(this.metricLabel, Number(head));
         if (next > head) {
-          this.ahead = [];
+          prefetcher.reset();
+          following = null;
           // A branch as long as ours or shorter never shows up as a broken link ahead of us:
           // compare the node's block at our height (or its head, if lower) with ours.
           if (parent !== null && (await this.tipReplaced(next - 1n, parent, head, signal))) {
@@ -153,10 +167,13 @@ export class ChainIndexer {
           continue;
         }
         const started = Date.now();
-        const batch = await this.take(next, head, signal);
+        const batch: IndexBatch = following?.from === next ? await following.batch : await this.take(prefetcher, next, head);
+        following = null;
         const brokenAt = findLinkBreak(batch.blocks, parent);
         if (brokenAt !== null) {
-          this.ahead = [];
+          prefetcher.reset();
+          // the branch the node is on now may be shorter than the head we knew
+          heads.forget();
           if (brokenAt === next && parent !== null) {
             ({ next, parent } = await this.handleReorg(next));
           } else {
@@ -164,6 +181,13 @@ export class ChainIndexer {
             await sleep(Math.min(this.chain.pollIntervalMs, 500), signal);
           }
           continue;
+        }
+        // The next batch is taken and transformed while this one is written: the transform's
+        // CPU beside the database's, not after it. It is dropped with the prefetcher on any upset.
+        if (batch.to < head) {
+          const taking = this.take(prefetcher, batch.to + 1n, head);
+          taking.catch(() => undefined); // awaited when its turn comes
+          following = { from: batch.to + 1n, batch: taking };
         }
         const addresses = this.recentAddresses.unseen(batch.addresses);
         await this.write(batch, addresses);
@@ -174,7 +198,9 @@ export class ChainIndexer {
         await this.stepSucceeded();
       } catch (error) {
         if (signal.aborted) break;
-        this.ahead = [];
+        prefetcher.reset();
+        following = null;
+        heads.forget();
         if (error instanceof BlockNotAvailableError) {
           // the head we planned the range with went away (a reorg to a shorter branch, or a
           // lagging backend): plan again from a fresh head
@@ -220,44 +246,13 @@ export class ChainIndexer {
     this.failureRecorded = false;
   }
 
-  /** The batch starting at `from`, using ranges fetched ahead while the previous one was written. */
-  private async take(from: bigint, head: bigint, signal: AbortSignal): Promise<IndexBatch> {
-    if (this.ahead[0]?.from !== from) this.ahead = [];
-    let end = this.ahead.length > 0 ? this.ahead[this.ahead.length - 1]!.to : from - 1n;
-    while (this.ahead.length < this.prefetch && end < head) {
-      const start = end + 1n;
-      const to = start + BigInt(this.batchBlocks) - 1n < head ? start + BigInt(this.batchBlocks) - 1n : head;
-      const fetched = this.fetchRange(start, to, head, signal);
-      fetched.catch(() => undefined); // awaited when its turn comes
-      this.ahead.push({ from: start, to, fetched });
-      end = to;
-    }
-    const range = this.ahead.shift()!;
-    return range.fetched;
-  }
-
-  private async fetchRange(from: bigint, to: bigint, head: bigint, signal: AbortSignal): Promise<IndexBatch> {
-    const concurrency = this.blocksInFlight;
-    const useTraces = await this.useTraces(from);
-    // traces are asked beside the blocks, not after them: one more round trip per range otherwise
-    const [blocks, traces] = await Promise.all([
-      fetchBlocksWithReceipts(this.rpc, from, to, {
-        signal,
-        pollIntervalMs: this.chain.pollIntervalMs,
-        maxWaitMs: Math.max(this.chain.pollIntervalMs * 5, 2_000),
-        concurrency,
-      }),
-      useTraces ? mapWithConcurrency(Number(to - from) + 1, concurrency, (i) => fetchBlockTraceSummary(this.rpc, from + BigInt(i))) : null,
-    ]);
-    const complete = await Promise.all(
-      blocks.map(async (b, i) => ({
-        ...b,
-        traces: traces?.[i] ?? null,
-        uncles: await fetchUncles(this.rpc, b.block, { signal }),
-      })),
-    );
-    await this.wrapped.learnFrom(blocks.flatMap((b) => b.receipts.flatMap((r) => r.logs)), to);
-    return transformBatch(complete, {
+  /**
+   * The batch starting at `from`: the blocks fetched ahead of it, at least `minBatchBlocks` (or
+   * to the head) and as many more as are ready, up to the range size the writer aims at.
+   */
+  private async take(prefetcher: BlockPrefetcher, from: bigint, head: bigint): Promise<IndexBatch> {
+    const blocks = await prefetcher.take(from, head, this.minBatchBlocks, this.batchBlocks);
+    return transformBatch(blocks, {
       chainId: this.chain.chainId,
       wrappedNativeTokens: this.wrapped.set,
       recordAbove: head - BigInt(this.chain.reorgWindow),
@@ -266,12 +261,40 @@ export class ChainIndexer {
     });
   }
 
-  /** Detected once per chain; ranges fetched concurrently share the one probe. */
+  /** One block with its receipts, traces (when the node has them) and uncles. */
+  private async fetchBlock(number: bigint, signal: AbortSignal): Promise<FetchedBlock> {
+    // both probes answered before any call goes out (and side by side: one round trip): a
+    // block's calls and its trace then leave in the same tick, in block order. Otherwise every
+    // trace call of the window was sent before the first block's, spending the rate on them.
+    const [useTraces] = await Promise.all([this.useTraces(number), supportsBlockReceipts(this.rpc)]);
+    // traces are asked beside the block, in the same tick, so they share its batch
+    const [fetched, traces] = await Promise.all([
+      fetchBlockWithReceipts(this.rpc, number, {
+        signal,
+        pollIntervalMs: this.chain.pollIntervalMs,
+        maxWaitMs: Math.max(this.chain.pollIntervalMs * 5, 2_000),
+      }),
+      useTraces ? fetchBlockTraceSummary(this.rpc, number, { signal }) : null,
+    ]);
+    const uncles = await fetchUncles(this.rpc, fetched.block, { signal });
+    // before the block is handed over: its transform must know the wrapped tokens it emits
+    await this.wrapped.learnFrom(fetched.receipts.flatMap((r) => r.logs), number);
+    return { ...fetched, traces, uncles };
+  }
+
+  /** Detected once per chain; blocks fetched concurrently share the one probe. */
   private useTraces(probeBlock: bigint): Promise<boolean> {
-    this.traces ??= detectTraceMethod(this.rpc, probeBlock).then((method) => {
-      this.logger.info({ ...this.label, traces: method ?? 'none' }, 'trace support detected');
-      return method !== null;
-    });
+    if (this.traces === null) {
+      const probe = detectTraceMethod(this.rpc, probeBlock).then((method) => {
+        this.logger.info({ ...this.label, traces: method ?? 'none' }, 'trace support detected');
+        return method !== null;
+      });
+      this.traces = probe;
+      // a probe that failed without an answer (a fault, a block the node lacks) is asked again
+      probe.catch(() => {
+        if (this.traces === probe) this.traces = null;
+      });
+    }
     return this.traces;
   }
 

@@ -13,6 +13,7 @@
  * JSON-RPC errors (reverts, unsupported methods, too-big log ranges) are answers, not faults:
  * they are thrown at once as typed errors (./errors.ts).
  */
+import { setMaxListeners } from 'node:events';
 import { createPublicClient, fallback, type PublicClient, type Transport } from 'viem';
 import type { Hex } from '../db/rows.js';
 import { backoffDelay, sleep, unlessAborted, type BackoffPolicy } from './backoff.js';
@@ -227,7 +228,11 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     const own = options.signal;
     if (!own || !caller || own === caller) return own ?? caller;
     let both = combined.get(caller);
-    if (!both) combined.set(caller, (both = AbortSignal.any([own, caller])));
+    if (!both) {
+      combined.set(caller, (both = AbortSignal.any([own, caller])));
+      // every call under the caller's signal listens on this one (the fetch stage: hundreds)
+      setMaxListeners(0, both);
+    }
     return both;
   }
 

@@ -82,7 +82,7 @@ export interface StartIndexerOptions {
   chain?: Partial<ChainConfig>;
   /** also run the enrichment loop (token metadata, contract and proxy facts) */
   enrich?: boolean;
-  /** extra ChainIndexer options (batch sizes, prefetch, traces, onBatch, metrics) */
+  /** extra ChainIndexer options (batch sizes, traces, onBatch, metrics) */
   indexer?: Partial<Omit<ChainIndexerOptions, 'db' | 'rpc' | 'chain' | 'logger'>>;
   /** retry policy of the indexer's RPC client; by default quick, for local nodes */
   retry?: Partial<RetryPolicy>;
