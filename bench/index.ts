@@ -8,7 +8,8 @@
  *   (c) into PGlite (a file data directory, the default engine),
  *   (d) a remote node: the same node behind a proxy adding 50 ms to every request, indexed into
  *       PostgreSQL with an RPC budget (requests in flight, calls per batch, calls per second)
- *       and fetched by the bare loop under the same budget (`index.remote_fetch_ratio`),
+ *       and fetched by the bare loop under the same budget, `--runs` such pairs
+ *       (`index.remote_fetch_ratio`: the median pair's),
  * each indexing run in a child process that samples its own RSS every 100 ms.
  *
  *   npm run bench:index                       full size
