@@ -1,7 +1,7 @@
 /**
  * The indexer configured with a `ws://` RPC URL indexes over WebSocket (anvil serves it on its
  * HTTP port), through a TCP proxy that drops every connection every few batches (calls in
- * flight, ranges fetched ahead), refuses connections for a while, and once goes silent without
+ * flight, blocks fetched ahead), refuses connections for a while, and once goes silent without
  * closing (a half-open connection). It must reconnect each time and end equal to the node:
  * balances = balanceOf, holder counts, supplies, blocks 0..head with the node's hashes.
  */
@@ -42,6 +42,10 @@ describe.each(engines)('indexing over WebSocket on %s', (engine) => {
     let stalls = 0;
     const indexer = await startIndexer(db, `ws://127.0.0.1:${proxy.port}`, {
       timeoutMs: 1_000,
+      // A narrow budget keeps the fetch only a few blocks ahead of the writer (2 in flight, a
+      // window of 8), so every cut finds a connection in use: with the default budget the whole
+      // chain is fetched in the first second and later cuts would sever nothing.
+      chain: { rpcConcurrency: 1, rpcBatchSize: 3 },
       indexer: {
         minBatchBlocks: 3,
         maxBatchBlocks: 6,
