@@ -2,8 +2,9 @@
 // into the address object's `metadata` and `public_tags` on every request: the driver parsed it,
 // the view filtered and mapped it, the serializer wrote it again. A holders page whose rows all
 // carry tags took 1.8x the time of a plain one. addresses.tags_json keeps those two members as
-// the wire JSON itself (written by db/queries/write-addresses.ts TAGS_JSON, whose text this
-// backfill repeats as it was at this migration), and pages splice it in.
+// the wire JSON itself (written by db/queries/write-addresses.ts tagsJsonSql, whose text this
+// backfill repeats as it was at this migration, with a null address_hash the view fills in),
+// and pages splice it in.
 export const sql = /* sql */ `
 ALTER TABLE addresses ADD COLUMN tags_json text;
 UPDATE addresses a SET tags_json = r.tags_json

@@ -33,7 +33,7 @@ export interface AddressInfo {
   isVerified: boolean;
   ensDomainName: string | null;
   isScam: boolean;
-  /** the address object's `metadata` and `public_tags` members as wire JSON (write-addresses.ts TAGS_JSON); null: none */
+  /** the address object's `metadata` and `public_tags` members as wire JSON (write-addresses.ts tagsJsonSql); null: none */
   tagsJson: string | null;
 }
 

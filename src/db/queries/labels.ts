@@ -2,7 +2,7 @@ import type { Queryable } from '../client.js';
 import type { AddressTagRow, Hex } from '../rows.js';
 import { hexArray, toBytea } from '../hex.js';
 import type { Label } from '../../labels/entry.js';
-import { TAGS_JSON, upsertAddressTags } from './write-addresses.js';
+import { addressesWithChecksums, tagsJsonSql, upsertAddressTags } from './write-addresses.js';
 
 /**
  * Operator labels: address_labels holds the name and scam flag, address_tags the tags (public
@@ -48,11 +48,11 @@ async function refreshAddressRows(tx: Queryable, targets: readonly { chainId: nu
   await tx.query(
     `INSERT INTO addresses (chain_id, hash, label_name, is_scam, tags_json)
      SELECT u.c, decode(u.a, 'hex'), l.name, coalesce(l.is_scam, false),
-            (SELECT ${TAGS_JSON} FROM address_tags t WHERE t.chain_id = u.c AND t.address = decode(u.a, 'hex'))
-     FROM unnest($1::bigint[], $2::text[]) AS u(c, a)
+            (SELECT ${tagsJsonSql('u.cs')} FROM address_tags t WHERE t.chain_id = u.c AND t.address = decode(u.a, 'hex'))
+     FROM unnest($1::bigint[], $2::text[], $3::text[]) AS u(c, a, cs)
      LEFT JOIN address_labels l ON l.chain_id = u.c AND l.address = decode(u.a, 'hex')
      ON CONFLICT (chain_id, hash) DO UPDATE SET label_name = excluded.label_name, is_scam = excluded.is_scam, tags_json = excluded.tags_json`,
-    pairs(targets),
+    addressesWithChecksums(targets),
   );
 }
 

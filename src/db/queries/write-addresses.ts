@@ -1,5 +1,6 @@
 import type { Queryable } from '../client.js';
-import type { AddressRow, AddressTagRow } from '../rows.js';
+import { getAddress } from 'viem';
+import type { AddressRow, AddressTagRow, Hex } from '../rows.js';
 import { hexArray } from '../hex.js';
 
 export async function upsertAddresses(db: Queryable, rows: readonly AddressRow[]): Promise<void> {
@@ -51,40 +52,44 @@ export async function upsertAddressTags(db: Queryable, tags: readonly AddressTag
       tags.map((t) => JSON.stringify(t.meta)),
     ],
   );
-  await db.query(
-    rebuildAddressTagsSql(`(t.chain_id, t.address) IN (SELECT u.chain_id, decode(u.address, 'hex')
-       FROM unnest($1::bigint[], $2::text[]) AS u(chain_id, address))`),
-    [tags.map((t) => t.chainId), hexArray(tags.map((t) => t.address))],
-  );
+  await db.query(REBUILD_ADDRESS_TAGS, addressesWithChecksums(tags));
 }
 
 /**
  * address_tags rows (alias t) of one address → addresses.tags_json, the address object's
  * `"metadata":…,"public_tags":[…]` members as wire JSON (migration 020). Pages splice it into the
  * answer as it is (api/views/address-json.ts): a labelled row costs no JSON parse or re-render.
- * A public tag's address_hash is the address's checksummed form, which SQL cannot compute: it is
- * written `"address_hash":null` and filled in by the view (views/address.ts); no tag text can
- * produce that sequence, since quotes inside strings are escaped.
+ * A public tag's address_hash is the address's checksummed form, which SQL cannot compute: the
+ * writer passes it in (`checksum`, an SQL expression of a text). Rows rendered by migration 020
+ * carry `"address_hash":null` there instead, which the view fills in.
  */
-export const TAGS_JSON = `'"metadata":' || coalesce('{"tags":[' || string_agg('{"name":' || to_json(t.name)::text
+export function tagsJsonSql(checksum: string): string {
+  return `'"metadata":' || coalesce('{"tags":[' || string_agg('{"name":' || to_json(t.name)::text
     || ',"slug":' || to_json(t.slug)::text || ',"ordinal":' || t.ordinal || ',"tagType":' || to_json(t.tag_type)::text
     || ',"meta":' || t.meta::text || '}', ',' ORDER BY t.ordinal, t.slug) FILTER (WHERE t.kind = 'metadata') || ']}', 'null')
-  || ',"public_tags":[' || coalesce(string_agg('{"address_hash":null,"display_name":' || to_json(t.name)::text
+  || ',"public_tags":[' || coalesce(string_agg('{"address_hash":' || to_json(${checksum})::text || ',"display_name":' || to_json(t.name)::text
     || ',"label":' || to_json(t.slug)::text || '}', ',' ORDER BY t.ordinal, t.slug) FILTER (WHERE t.kind = 'public'), '') || ']'`;
+}
+
+/** Each (chain, address) once, with the checksummed address tagsJsonSql needs: bulk parameters. */
+export function addressesWithChecksums(targets: readonly { chainId: number; address: Hex }[]): [number[], string[], string[]] {
+  const unique = new Map(targets.map((t) => [`${t.chainId}:${t.address.toLowerCase()}`, t]));
+  const list = [...unique.values()];
+  return [list.map((t) => t.chainId), hexArray(list.map((t) => t.address)), list.map((t) => getAddress(t.address.toLowerCase()))];
+}
 
 /**
  * Pages read an address's tags from its addresses row: this renders tags_json again from
- * address_tags for the tag rows matching `where` (alias t). A statement of its own after the tag
- * writes, since a statement does not see its own inserts.
+ * address_tags for the addresses in $1 (chains), $2 (hex), $3 (checksummed), as
+ * addressesWithChecksums gives them. A statement of its own after the tag writes, since a
+ * statement does not see its own inserts.
  */
-export function rebuildAddressTagsSql(where: string): string {
-  return `INSERT INTO addresses (chain_id, hash, tags_json)
-     SELECT t.chain_id, t.address, ${TAGS_JSON}
-     FROM address_tags t
-     WHERE ${where}
-     GROUP BY t.chain_id, t.address
+export const REBUILD_ADDRESS_TAGS = `INSERT INTO addresses (chain_id, hash, tags_json)
+     SELECT t.chain_id, t.address, ${tagsJsonSql('u.checksum')}
+     FROM unnest($1::bigint[], $2::text[], $3::text[]) AS u(chain_id, address, checksum)
+     JOIN address_tags t ON t.chain_id = u.chain_id AND t.address = decode(u.address, 'hex')
+     GROUP BY t.chain_id, t.address, u.checksum
      ON CONFLICT (chain_id, hash) DO UPDATE SET tags_json = excluded.tags_json`;
-}
 
 /** Addresses the enrichment has yet to look at; known ones are left as they are. */
 export async function addUncheckedAddresses(db: Queryable, chainId: number, hashes: readonly string[]): Promise<void> {
