@@ -13,10 +13,10 @@
  * JSON-RPC errors (reverts, unsupported methods, too-big log ranges) are answers, not faults:
  * they are thrown at once as typed errors (./errors.ts).
  */
-import { setMaxListeners } from 'node:events';
 import { createPublicClient, fallback, type PublicClient, type Transport } from 'viem';
 import type { Hex } from '../db/rows.js';
 import { backoffDelay, sleep, unlessAborted, type BackoffPolicy } from './backoff.js';
+import { signalCombiner } from './combined-signal.js';
 import { classifyFailure, toRpcError } from './classify-failure.js';
 import { RequestAbortedError, RetriesExhaustedError, RpcTransportError } from './errors.js';
 import { parseQuantity, toQuantity, toSafeNumber } from './quantity.js';
@@ -221,20 +221,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     options?: { signal?: AbortSignal },
   ) => Promise<unknown>;
 
-  // The batcher groups calls by their signal, so a caller's signal maps to one combined signal,
-  // not one per call: calls that share a signal still travel in one batch.
-  const combined = new WeakMap<AbortSignal, AbortSignal>();
-  function withClientSignal(caller: AbortSignal | undefined): AbortSignal | undefined {
-    const own = options.signal;
-    if (!own || !caller || own === caller) return own ?? caller;
-    let both = combined.get(caller);
-    if (!both) {
-      combined.set(caller, (both = AbortSignal.any([own, caller])));
-      // every call under the caller's signal listens on this one (the fetch stage: hundreds)
-      setMaxListeners(0, both);
-    }
-    return both;
-  }
+  const withClientSignal = signalCombiner(options.signal);
 
   async function request<T>(method: string, params: readonly unknown[] = [], requestOptions: RequestOptions = {}): Promise<T> {
     const signal = withClientSignal(requestOptions.signal);
@@ -319,7 +306,6 @@ interface RetryContext {
  * and so travel as one batch again. Separate timers, even of equal length, could straddle a
  * millisecond and split the retry into several batches.
  */
-
 function sharedSleep(waits: WeakMap<object, Promise<void>>, error: unknown, delayMs: number, signal: AbortSignal | undefined): Promise<void> {
   if (typeof error !== 'object' || error === null) return sleep(delayMs, signal);
   let wait = waits.get(error);
