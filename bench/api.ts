@@ -12,19 +12,20 @@
  *   npm run bench:api -- --holders 1000000 --blocks 100000
  *   npm run bench:api -- --keep            keep the database; --database <url> measures it again
  *   npm run bench:api -- --labels          every holder of the big token (up to 1M) gets an operator
- *                                          label (name, 2 public tags, 2 metadata tags) and an ENS name
+ *                                          label (name, 2 public tags, 2 metadata tags) and an ENS name,
+ *                                          timed against an unlabelled twin token (lib/label-bench.ts);
+ *                                          the twin copies every holder: meant for --holders 1000000
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildServer } from '../src/api/server.js';
+import { labelHolders, labelledOverPlain, loadTwinToken, type PagePair } from './lib/label-bench.js';
 import { phaseMedians, phaseRecorder, type PhaseSample } from './lib/phases.js';
 import { loadConfig } from '../src/config/config.js';
 import { openDatabase, type Database } from '../src/db/client.js';
 import { blocksValidatedPage, blocksValidatedPageQuery } from '../src/db/queries/blocks.js';
 import { holdersPage, holdersPageQuery, PAGE_FILTER } from '../src/db/queries/holders.js';
 import { toBytea } from '../src/db/hex.js';
-import type { Label } from '../src/labels/entry.js';
-import { importLabels } from '../src/labels/store.js';
 import type { Hex } from '../src/db/rows.js';
 import { apiConfig, TEST_KEY } from '../test/support/api.js';
 import { freshDatabase } from '../test/support/databases.js';
@@ -74,13 +75,8 @@ async function main() {
   try {
     const targets = await buildTargets(db, url, size);
     const quiet = quietGates(!tiny && !options['no-wait'], log);
-    // issue 11's bound compares the same pages before and after every holder gets a name and
-    // tags, inside one run: the plain figure is measured first, then the labels are imported
-    let plainHoldersP50: number | null = null;
-    if (options.labels) {
-      plainHoldersP50 = await holdersP50(app, targets, phases, quiet, 'before labels');
-      await labelHolders(db, url);
-    }
+    // issue 11's bound: the big token's pages labelled against an unlabelled twin's (label-bench.ts)
+    const twinTargets = options.labels ? await labelsAndTwin(db, url, size, targets) : null;
 
     const runs: Array<Record<string, ReturnType<typeof summary> & { query_p50: number; query_p99: number; phases_p50_ms: ReturnType<typeof phaseMedians> }>> = [];
     for (let run = 1; run <= sizes.runs; run++) {
@@ -100,6 +96,7 @@ async function main() {
       }
       runs.push(perTarget);
     }
+    const labels = twinTargets === null ? null : await labelledOverPlain(app, twinTargets, phases, quiet, sizes, log);
 
     const floor = await latencyFloor(app, db, targets);
     log(`floor: ${JSON.stringify(floor)}`);
@@ -136,16 +133,7 @@ async function main() {
       blocks_throughput_ratio: load.blocks_ratio,
       blocks_throughput_ratio_uncached: load.blocks_ratio_uncached,
       page_cache_ms: loadConfig({}, {}).api.pageCacheMs,
-      ...(plainHoldersP50 === null
-        ? {}
-        : {
-            labels: {
-              plain_holders_p50_ms: plainHoldersP50,
-              labelled_holders_p50_ms: worst(holderTargets, 'p50'),
-              labelled_over_plain: round(worst(holderTargets, 'p50') / plainHoldersP50, 2),
-              note: 'holders_p50_ms of the same pages before the labels were imported and after (every row: a name, 2 public and 2 metadata tags, an ENS name)',
-            },
-          }),
+      ...(labels === null ? {} : { labels }),
       note:
         'p50/p99 are the worst of the targets of each operation (top and deep pages), medians over runs; server-side time is reply.elapsedTime ' +
         'with the page cache off (every request reads the database); throughput_ratio is with the default page cache, throughput_ratio_uncached without',
@@ -215,36 +203,6 @@ async function prepareDatabase(): Promise<{ url: string; size: DataSize; drop: (
   return { url, size, drop: cleanup };
 }
 
-/** Names and tags on every row of the holders pages: the labels through the import's own code. */
-async function labelHolders(db: Database, url: string): Promise<void> {
-  const token = await withClient(url, (c) => addressOf(c, 'token', 0));
-  const rows = await db.query<{ holder: string }>(
-    `SELECT encode(b.holder, 'hex') AS holder FROM token_balances b WHERE ${PAGE_FILTER} LIMIT 1000000`,
-    [CHAIN_ID, toBytea(token)],
-  );
-  const started = Date.now();
-  for (let i = 0; i < rows.length; i += 5_000) {
-    const labels: Label[] = rows.slice(i, i + 5_000).map((r, j) => ({
-      chainId: CHAIN_ID,
-      address: `0x${r.holder}` as Hex,
-      name: `Holder ${i + j}`,
-      isScam: (i + j) % 97 === 0,
-      publicTags: [{ displayName: 'Exchange', label: 'exchange' }, { displayName: `Desk ${j % 10}`, label: `desk-${j % 10}` }],
-      metadataTags: [
-        { name: 'Hot wallet', slug: 'hot-wallet', ordinal: 2, tagType: 'generic', meta: {} as Record<string, string> },
-        { name: 'Entity', slug: 'entity', ordinal: 1, tagType: 'name', meta: { main_entity: 'Entity', tooltipUrl: 'https://example.org' } },
-      ],
-    }));
-    await importLabels(db, labels);
-  }
-  await db.query(`UPDATE addresses SET ens_domain_name = 'holder-' || encode(hash, 'hex') || '.eth' WHERE chain_id = $1 AND label_name IS NOT NULL`, [CHAIN_ID]);
-  // as the loader leaves the plain data set: visibility map, statistics and no dirty pages, so
-  // the labelled runs do not pay for a million rows' autovacuum and checkpoint
-  for (const table of ['addresses', 'address_tags']) await db.query(`VACUUM (ANALYZE) ${table}`);
-  await db.query('CHECKPOINT');
-  log(`labelled ${rows.length.toLocaleString('en-US')} holders in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-}
-
 async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -268,28 +226,6 @@ async function buildTargets(db: Database, url: string, size: DataSize): Promise<
     );
     return { token: await addressOf(c, 'token', 0), miner: `0x${busiest.rows[0]!.m}` as Hex };
   });
-  const q = (path: string, params: Record<string, string | number>) =>
-    `/${CHAIN_ID}/api/v2/${path}?${new URLSearchParams({ apikey: TEST_KEY, ...Object.fromEntries(Object.entries(params).map(([k, v]) => [k, String(v)])) })}`;
-
-  const holdersTarget = async (depth: number): Promise<Target> => {
-    const rows =
-      depth === 0
-        ? [null]
-        : await db.query<{ value: string; holder: string }>(
-            `SELECT b.value::text AS value, encode(b.holder, 'hex') AS holder FROM token_balances b WHERE ${PAGE_FILTER}
-             ORDER BY b.value DESC, b.holder DESC, b.token_id DESC OFFSET $3 LIMIT $4`,
-            [CHAIN_ID, toBytea(token), depth - 1, span(size.holders)],
-          );
-    const cursors = rows.filter((_, i) => i % PAGE === 0).map((r) => (r ? { value: BigInt(r.value), holder: `0x${r.holder}` as Hex } : null));
-    const params = cursors.map((after) => ({ chainId: CHAIN_ID, token, after, limit: PAGE + 1 }));
-    return {
-      name: `holders_${label(depth)}`,
-      paths: cursors.map((c) => q(`tokens/${token}/holders`, c ? { value: c.value.toString(), address_hash: c.holder, items_count: PAGE } : {})),
-      queries: params.map((p) => () => holdersPage(db, p)),
-      statements: params.map((p) => holdersPageQuery(p)),
-    };
-  };
-
   const counted = await db.query<{ n: string }>('SELECT count(*)::text AS n FROM blocks WHERE chain_id = $1 AND miner = $2', [CHAIN_ID, toBytea(miner)]);
   const mined = Number(counted[0]!.n);
   const blocksTarget = async (depth: number): Promise<Target> => {
@@ -312,12 +248,44 @@ async function buildTargets(db: Database, url: string, size: DataSize): Promise<
 
   log(`reading deep cursors (busiest miner mined ${mined.toLocaleString('en-US')} blocks)`);
   return [
-    await holdersTarget(0),
-    await holdersTarget(Math.round(size.holders * 0.1)),
-    await holdersTarget(Math.round(size.holders * 0.9) - span(size.holders)),
+    ...(await holderTargets(db, token, size)),
     await blocksTarget(0),
     await blocksTarget(Math.round(mined * 0.9) - span(mined)),
   ];
+}
+
+const q = (path: string, params: Record<string, string | number>) =>
+  `/${CHAIN_ID}/api/v2/${path}?${new URLSearchParams({ apikey: TEST_KEY, ...Object.fromEntries(Object.entries(params).map(([k, v]) => [k, String(v)])) })}`;
+
+/** A token's holders pages at the top, 10% and 90% down. */
+async function holderTargets(db: Database, token: Hex, size: DataSize): Promise<Target[]> {
+  const holdersTarget = async (depth: number): Promise<Target> => {
+    const rows =
+      depth === 0
+        ? [null]
+        : await db.query<{ value: string; holder: string }>(
+            `SELECT b.value::text AS value, encode(b.holder, 'hex') AS holder FROM token_balances b WHERE ${PAGE_FILTER}
+             ORDER BY b.value DESC, b.holder DESC, b.token_id DESC OFFSET $3 LIMIT $4`,
+            [CHAIN_ID, toBytea(token), depth - 1, span(size.holders)],
+          );
+    const cursors = rows.filter((_, i) => i % PAGE === 0).map((r) => (r ? { value: BigInt(r.value), holder: `0x${r.holder}` as Hex } : null));
+    const params = cursors.map((after) => ({ chainId: CHAIN_ID, token, after, limit: PAGE + 1 }));
+    return {
+      name: `holders_${label(depth)}`,
+      paths: cursors.map((c) => q(`tokens/${token}/holders`, c ? { value: c.value.toString(), address_hash: c.holder, items_count: PAGE } : {})),
+      queries: params.map((p) => () => holdersPage(db, p)),
+      statements: params.map((p) => holdersPageQuery(p)),
+    };
+  };
+  return [await holdersTarget(0), await holdersTarget(Math.round(size.holders * 0.1)), await holdersTarget(Math.round(size.holders * 0.9) - span(size.holders))];
+}
+
+/** The unlabelled twin's pages at the big token's depths, then the big token's holders labelled (label-bench.ts). */
+async function labelsAndTwin(db: Database, url: string, size: DataSize, targets: Target[]): Promise<PagePair[]> {
+  const token = await withClient(url, (c) => addressOf(c, 'token', 0));
+  const twin = await holderTargets(db, await loadTwinToken(url, token, log), size);
+  await labelHolders(db, token, log);
+  return twin.map((t) => ({ depth: t.name, labelled: targets.find((l) => l.name === t.name)!.paths, plain: t.paths }));
 }
 
 /** Rows the deep cursors of a list of `total` spread over: CURSORS pages, fewer on small lists. */
@@ -326,23 +294,6 @@ const span = (total: number) => Math.max(PAGE, Math.min(CURSORS * PAGE, Math.flo
 const label = (depth: number) => (depth === 0 ? 'top' : depth >= 1_000_000 ? `depth_${Math.round(depth / 1e6)}M` : `depth_${Math.round(depth / 1e3)}k`);
 
 /** Sequential requests, so each one's time is its own and not a queue's. */
-/** holders_p50_ms as the main runs compute it (worst holders target per run, median over runs), before the labels go in. */
-async function holdersP50(app: FastifyInstance, targets: Target[], phases: ReturnType<typeof phaseRecorder>, quiet: ReturnType<typeof quietGates>, label: string): Promise<number> {
-  const perRun: number[] = [];
-  for (let run = 1; run <= sizes.runs; run++) {
-    await quiet.before(`${label}, run ${run}`);
-    let worstP50 = 0;
-    for (const target of targets.filter((t) => t.name.startsWith('holders'))) {
-      const requests = await timeRequests(app, target, phases);
-      const p50 = summary(requests.map((r) => r.elapsed)).p50;
-      log(`${label}, run ${run}: ${target.name.padEnd(22)} p50 ${p50} ms (phases p50 ${JSON.stringify(phaseMedians(requests))})`);
-      worstP50 = Math.max(worstP50, p50);
-    }
-    perRun.push(worstP50);
-  }
-  return round(median(perRun));
-}
-
 async function timeRequests(app: FastifyInstance, target: Target, phases: ReturnType<typeof phaseRecorder>): Promise<PhaseSample[]> {
   const warmup = Math.min(200, sizes.samples);
   phases.take();

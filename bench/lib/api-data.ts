@@ -42,7 +42,7 @@ export async function addressOf(client: pg.Client, kind: 'holder' | 'token' | 'm
  * definitions (read from the catalog, so always what the migrations made): one sorted build
  * instead of millions of random inserts into a B-tree.
  */
-async function withoutIndexes(client: pg.Client, table: string, log: (m: string) => void, load: () => Promise<void>) {
+export async function withoutIndexes(client: pg.Client, table: string, log: (m: string) => void, load: () => Promise<void>) {
   const { rows: constraints } = await client.query<{ name: string; def: string }>(
     `SELECT conname AS name, pg_get_constraintdef(oid) AS def FROM pg_constraint
      WHERE conrelid = $1::regclass AND contype IN ('p', 'u')`,

@@ -1,12 +1,12 @@
 import type { Database } from './client.js';
-import { migrations } from './migrations/index.js';
+import { migrations, type Migration } from './migrations/index.js';
 
 // A fixed advisory-lock key so that several processes starting on one PostgreSQL
 // (an indexer and many API servers) apply the migrations exactly once.
 const MIGRATION_LOCK = 7_231_447_001;
 
 /** Applies the migrations not applied yet (`list`: a prefix of them, for upgrade tests). */
-export async function migrate(db: Database, list: ReadonlyArray<{ id: string; sql: string }> = migrations): Promise<string[]> {
+export async function migrate(db: Database, list: ReadonlyArray<Migration> = migrations): Promise<string[]> {
   return db.transaction(async (tx) => {
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     await tx.query(
@@ -17,6 +17,7 @@ export async function migrate(db: Database, list: ReadonlyArray<{ id: string; sq
     for (const migration of list) {
       if (done.has(migration.id)) continue;
       for (const statement of splitStatements(migration.sql)) await tx.query(statement);
+      await migration.after?.(tx);
       await tx.query('INSERT INTO schema_migrations (id) VALUES ($1)', [migration.id]);
       applied.push(migration.id);
     }

@@ -29,12 +29,15 @@ async function bench(script: string, ...args: string[]): Promise<Record<string, 
 const positive = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v > 0;
 
 describe.runIf(await postgresAvailable())('benchmarks at tiny size', () => {
-  it('bench:api loads PostgreSQL, times both operations and loads them over HTTP', async () => {
-    const { api, machine, command } = await bench('api');
+  it('bench:api loads PostgreSQL, times both operations, labelled pages against plain ones, and loads them over HTTP', async () => {
+    const { api, machine, command } = await bench('api', '--labels');
     for (const key of ['holders_p50_ms', 'holders_p99_ms', 'deep_over_top', 'blocks_p50_ms', 'blocks_p99_ms', 'throughput_ratio', 'throughput_ratio_uncached']) {
       expect(positive(api[key]), key).toBe(true);
     }
     expect(api.size).toMatchObject({ holders: 20_000, blocks: 20_000 });
+    // issue 11's comparison: both sides measured, on pages of each depth
+    expect(positive(api.labels.labelled_over_plain)).toBe(true);
+    expect(Object.keys(api.labels.runs[0].depths)).toEqual(['holders_top', expect.stringMatching(/^holders_depth_/), expect.stringMatching(/^holders_depth_/)]);
     // each page is one index range scan: no sort step at any depth (blocks-validated: index-only)
     for (const [name, e] of Object.entries(api.explain as Record<string, { plan: string[] }>)) {
       expect(e.plan.some((l) => /Index (Only )?Scan using token_balances_page|Index Only Scan using blocks_validated_page/.test(l)), name).toBe(true);

@@ -1,6 +1,7 @@
 /**
- * Migration 020 renders the tags of addresses stored before it into addresses.tags_json; pages
- * must then show them as they were written to address_tags, as for tags written after it.
+ * Migration 020 renders the tags of addresses stored before it into addresses.tags_json, and 022
+ * puts the checksummed address into their public tags; pages must then show them as they were
+ * written to address_tags, as for tags written after it.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { getAddress } from 'viem';
@@ -15,7 +16,7 @@ const TOKEN = addressOf(0, 'tags-json-token');
 const TAGGED = addressOf(1, 'tags-json-holder');
 const PLAIN = addressOf(2, 'tags-json-plain');
 
-describe.each(await availableEngines())('migration 020 (tags as wire JSON) on %s', (engine) => {
+describe.each(await availableEngines())('migrations 020 and 022 (tags as wire JSON) on %s', (engine) => {
   const opened: Array<() => Promise<void>> = [];
   afterAll(async () => {
     for (const close of opened) await close();
@@ -45,6 +46,9 @@ describe.each(await availableEngines())('migration 020 (tags as wire JSON) on %s
       [CHAIN, bytes(TAGGED)],
     );
     await migrate(db);
+    const stored = await db.query<{ tags_json: string }>('SELECT tags_json FROM addresses WHERE chain_id = $1', [CHAIN]);
+    expect(stored[0]!.tags_json).toContain(`"address_hash":"${getAddress(TAGGED)}"`);
+    expect(stored[0]!.tags_json).not.toContain('"address_hash":null');
     const page = await holdersPage(db, { chainId: CHAIN, token: TOKEN, after: null, limit: 10 });
     const [tagged, plain] = page.holders.map((h) => addressView(h.address));
     expect(tagged!.public_tags).toEqual([

@@ -4,11 +4,6 @@ import { checksum } from './checksum.js';
 
 /** `metadata` and `public_tags` of an address with no tags, as wire JSON. */
 const NO_TAGS = '"metadata":null,"public_tags":[]';
-/**
- * Where tags_json rendered by migration 020 left each public tag's address_hash for the view;
- * the tag writer renders it with the checksummed hash (write-addresses.ts tagsJsonSql).
- */
-const HASH_SLOT = '"address_hash":null';
 
 /**
  * The address object less `metadata` and `public_tags`, which stay the wire JSON the database
@@ -36,7 +31,7 @@ export function pageAddressView(a: AddressInfo): PageAddress {
     reputation: a.isScam ? 'scam' : 'ok',
     private_tags: [],
     watchlist_names: [],
-    tagsJson: a.tagsJson === null ? NO_TAGS : a.tagsJson.includes(HASH_SLOT) ? a.tagsJson.replaceAll(HASH_SLOT, `"address_hash":"${hash}"`) : a.tagsJson,
+    tagsJson: a.tagsJson ?? NO_TAGS,
   };
 }
 

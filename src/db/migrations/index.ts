@@ -1,3 +1,4 @@
+import type { Queryable } from '../client.js';
 import * as init from './001_init.js';
 import * as indexer from './002_indexer.js';
 import * as unclesByMiner from './003_uncles_by_miner.js';
@@ -17,9 +18,17 @@ import * as arbitrumSettlement from './011_arbitrum_settlement.js';
 import * as arbitrumSealedBatches from './019_arbitrum_sealed_batches.js';
 import * as addressTagsJson from './020_address_tags_json.js';
 import * as blockPageJson from './021_block_page_json.js';
+import * as tagsJsonChecksums from './022_tags_json_checksums.js';
+
+export interface Migration {
+  id: string;
+  sql: string;
+  /** a data step SQL cannot do, run after `sql` in the same transaction */
+  after?: (tx: Queryable) => Promise<void>;
+}
 
 /** Ordered; a migration once released is never edited, only followed by a new one. */
-export const migrations: ReadonlyArray<{ id: string; sql: string }> = [
+export const migrations: ReadonlyArray<Migration> = [
   { id: '001_init', sql: init.sql },
   { id: '002_indexer', sql: indexer.sql },
   { id: '003_uncles_by_miner', sql: unclesByMiner.sql },
@@ -39,4 +48,5 @@ export const migrations: ReadonlyArray<{ id: string; sql: string }> = [
   { id: '019_arbitrum_sealed_batches', sql: arbitrumSealedBatches.sql },
   { id: '020_address_tags_json', sql: addressTagsJson.sql },
   { id: '021_block_page_json', sql: blockPageJson.sql },
+  { id: '022_tags_json_checksums', sql: tagsJsonChecksums.sql, after: tagsJsonChecksums.after },
 ];

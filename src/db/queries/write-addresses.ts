@@ -60,8 +60,8 @@ export async function upsertAddressTags(db: Queryable, tags: readonly AddressTag
  * `"metadata":…,"public_tags":[…]` members as wire JSON (migration 020). Pages splice it into the
  * answer as it is (api/views/address-json.ts): a labelled row costs no JSON parse or re-render.
  * A public tag's address_hash is the address's checksummed form, which SQL cannot compute: the
- * writer passes it in (`checksum`, an SQL expression of a text). Rows rendered by migration 020
- * carry `"address_hash":null` there instead, which the view fills in.
+ * writer passes it in (`checksum`, an SQL expression of a text); migration 022 rendered again the
+ * rows migration 020 had left without it.
  */
 export function tagsJsonSql(checksum: string): string {
   return `'"metadata":' || coalesce('{"tags":[' || string_agg('{"name":' || to_json(t.name)::text
