@@ -19,6 +19,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildServer } from '../src/api/server.js';
+import { deepOverTopByWorkingSet } from './lib/depth-working-set.js';
 import { labelHolders, labelledOverPlain, loadTwinToken, type PagePair } from './lib/label-bench.js';
 import { phaseMedians, phaseRecorder, type PhaseSample } from './lib/phases.js';
 import { loadConfig } from '../src/config/config.js';
@@ -98,6 +99,8 @@ async function main() {
     }
     const labels = twinTargets === null ? null : await labelledOverPlain(app, twinTargets, phases, quiet, sizes, log);
 
+    const holdersTargets = targets.filter((t) => t.name.startsWith('holders'));
+    const byWorkingSet = await deepOverTopByWorkingSet(app, phases, holdersTargets[0]!.paths, holdersTargets.slice(1), quiet, sizes, log);
     const floor = await latencyFloor(app, db, targets);
     log(`floor: ${JSON.stringify(floor)}`);
     const load = await measureThroughput({ uncached, cached }, targets, url, quiet);
@@ -126,6 +129,7 @@ async function main() {
       holders_p50_ms: worst(holderTargets, 'p50'),
       holders_p99_ms: worst(holderTargets, 'p99'),
       deep_over_top: deepOverTop,
+      deep_over_top_by_working_set: byWorkingSet,
       blocks_p50_ms: worst(blockTargets, 'p50'),
       blocks_p99_ms: worst(blockTargets, 'p99'),
       throughput_ratio: load.holders_ratio,

@@ -18,7 +18,8 @@ import { importLabels } from '../../src/labels/store.js';
 import { CHAIN_ID, withoutIndexes } from './api-data.js';
 import type { phaseRecorder } from './phases.js';
 import type { quietGates } from './results.js';
-import { median, round, summary } from './stats.js';
+import { median, round } from './stats.js';
+import { alternatedP50s } from './alternated.js';
 
 /** The twin's address of a holder: a fixed map, so the twin's holders are as scattered as the original's. */
 const TWIN = (column: string) => `substring(sha256('\\x7477696e'::bytea || ${column}) FROM 1 FOR 20)`;
@@ -118,7 +119,7 @@ export interface PagePair {
 }
 
 /**
- * Per run, each depth's labelled and plain pages asked alternately; the run's figure for each
+ * Per run, each depth's labelled and plain pages asked alternately (alternated.ts); the run's figure for each
  * side is its worst depth's p50 (as holders_p50_ms is computed), and the result the medians over
  * runs and the median of the per-run ratios.
  */
@@ -130,27 +131,13 @@ export async function labelledOverPlain(
   counts: { runs: number; samples: number },
   log: (m: string) => void,
 ) {
-  const warmup = Math.min(200, counts.samples);
   const perRun: Array<{ labelled: number; plain: number; depths: Record<string, { labelled_p50_ms: number; plain_p50_ms: number }> }> = [];
   for (let run = 1; run <= counts.runs; run++) {
     await quiet.before(`labelled against plain, run ${run}`);
     const depths: (typeof perRun)[number]['depths'] = {};
     for (const pair of pairs) {
-      phases.take();
-      const total = warmup + counts.samples;
-      for (let i = 0; i < total; i++) {
-        for (const paths of [pair.labelled, pair.plain]) {
-          const res = await app.inject({ method: 'GET', url: paths[i % paths.length]! });
-          if (res.statusCode !== 200) throw new Error(`${pair.depth}: status ${res.statusCode}: ${res.body.slice(0, 200)}`);
-        }
-      }
-      // onResponse hooks may run after inject resolves: let the last one land
-      await new Promise((resolve) => setImmediate(resolve));
-      const samples = phases.take();
-      if (samples.length !== 2 * total) throw new Error(`${pair.depth}: ${samples.length} timings for ${2 * total} requests`);
-      const side = (offset: number) => samples.filter((_, k) => k >= 2 * warmup && k % 2 === offset).map((s) => s.elapsed);
-      const times = { labelled: side(0), plain: side(1) };
-      depths[pair.depth] = { labelled_p50_ms: summary(times.labelled).p50, plain_p50_ms: summary(times.plain).p50 };
+      const [labelled, plain] = await alternatedP50s(app, phases, [pair.labelled, pair.plain], counts.samples);
+      depths[pair.depth] = { labelled_p50_ms: labelled!, plain_p50_ms: plain! };
       log(`labelled against plain, run ${run}: ${pair.depth.padEnd(12)} labelled p50 ${depths[pair.depth]!.labelled_p50_ms} ms, plain ${depths[pair.depth]!.plain_p50_ms} ms`);
     }
     const worst = (k: 'labelled_p50_ms' | 'plain_p50_ms') => Math.max(...Object.values(depths).map((d) => d[k]));

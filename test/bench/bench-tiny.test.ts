@@ -35,6 +35,8 @@ describe.runIf(await postgresAvailable())('benchmarks at tiny size', () => {
       expect(positive(api[key]), key).toBe(true);
     }
     expect(api.size).toMatchObject({ holders: 20_000, blocks: 20_000 });
+    // deep_over_top apart from the working set: ratios at 1, 10 and 100 cursors
+    for (const n of [1, 10, 100]) expect(positive(api.deep_over_top_by_working_set[`cursors_${n}`]), `cursors_${n}`).toBe(true);
     // issue 11's comparison: both sides measured, on pages of each depth
     expect(positive(api.labels.labelled_over_plain)).toBe(true);
     expect(Object.keys(api.labels.runs[0].depths)).toEqual(['holders_top', expect.stringMatching(/^holders_depth_/), expect.stringMatching(/^holders_depth_/)]);
