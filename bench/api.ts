@@ -24,23 +24,17 @@ import { labelHolders, labelledOverPlain, loadTwinToken, type PagePair } from '.
 import { phaseMedians, phaseRecorder, type PhaseSample } from './lib/phases.js';
 import { loadConfig } from '../src/config/config.js';
 import { openDatabase, type Database } from '../src/db/client.js';
-import { blocksValidatedPage, blocksValidatedPageQuery } from '../src/db/queries/blocks.js';
-import { holdersPage, holdersPageQuery, PAGE_FILTER } from '../src/db/queries/holders.js';
-import { toBytea } from '../src/db/hex.js';
-import type { Hex } from '../src/db/rows.js';
-import { apiConfig, TEST_KEY } from '../test/support/api.js';
+import { apiConfig } from '../test/support/api.js';
 import { freshDatabase } from '../test/support/databases.js';
-import { addressOf, CHAIN_ID, loadApiData, type DataSize } from './lib/api-data.js';
+import { addressOf, loadApiData, type DataSize } from './lib/api-data.js';
+import { buildTargets, holderTargets, PAGE, type Target } from './lib/api-targets.js';
+import { withClient } from './lib/pg-client.js';
 import { readFlags } from './lib/args.js';
 import { httpLoad, type LoadResult } from './lib/http-load.js';
 import { logger, machineInfo, mergeResults, quietGates, resultsPath } from './lib/results.js';
 import { median, percentile, round, summary } from './lib/stats.js';
 import { cpuMeter, procCpuMs, profiled } from './lib/cpu.js';
 import { saveProfile } from './lib/profiles.js';
-
-const PAGE = 50;
-/** distinct cursors per deep target, so a run reads many index pages, not one cached page */
-const CURSORS = 100;
 
 const { sizes, tiny, options } = readFlags(
   { holders: 10_000_000, tokens: 10_000, blocks: 1_000_000, miners: 100, samples: 2_000, runs: 3, loadSeconds: 10, connections: 10 },
@@ -49,16 +43,6 @@ const { sizes, tiny, options } = readFlags(
 );
 const log = logger('bench:api');
 const command = `npm run bench:api${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
-
-interface Target {
-  name: string;
-  /** request paths (with query), cycled through */
-  paths: string[];
-  /** the page query and row mapping alone, same parameters, cycled */
-  queries: Array<() => Promise<unknown>>;
-  /** the page statements, for EXPLAIN ANALYZE */
-  statements: Array<{ text: string; args: unknown[] }>;
-}
 
 async function main() {
   const machine = await machineInfo({ postgresUrl: (options.database as string | undefined) ?? (await adminUrl()) });
@@ -74,7 +58,7 @@ async function main() {
   const uncached = await buildServer({ db, api: apiConfig({ pageCacheMs: 0 }) });
   const phases = phaseRecorder(app);
   try {
-    const targets = await buildTargets(db, url, size);
+    const targets = await buildTargets(db, url, size, log);
     const quiet = quietGates(!tiny && !options['no-wait'], log);
     // issue 11's bound: the big token's pages labelled against an unlabelled twin's (label-bench.ts)
     const twinTargets = options.labels ? await labelsAndTwin(db, url, size, targets) : null;
@@ -116,18 +100,18 @@ async function main() {
         return [name, { p50_ms: of('p50'), p99_ms: of('p99'), query_p50_ms: of('query_p50'), query_p99_ms: of('query_p99'), phases_p50_ms, runs: runs.map((r) => r[name]) }];
       }),
     );
-    const holderTargets = names.filter((n) => n.startsWith('holders'));
+    const holderNames = names.filter((n) => n.startsWith('holders'));
     const blockTargets = names.filter((n) => n.startsWith('blocks'));
     const worst = (list: string[], k: 'p50' | 'p99') => round(median(runs.map((r) => Math.max(...list.map((n) => r[n]![k])))));
     // per run, the deepest page's median over the top page's, then the median over runs
     const deepOverTop = round(
-      median(runs.map((r) => Math.max(...holderTargets.slice(1).map((n) => r[n]!.p50)) / r[holderTargets[0]!]!.p50)),
+      median(runs.map((r) => Math.max(...holderNames.slice(1).map((n) => r[n]!.p50)) / r[holderNames[0]!]!.p50)),
       2,
     );
 
     const result = {
-      holders_p50_ms: worst(holderTargets, 'p50'),
-      holders_p99_ms: worst(holderTargets, 'p99'),
+      holders_p50_ms: worst(holderNames, 'p50'),
+      holders_p99_ms: worst(holderNames, 'p99'),
       deep_over_top: deepOverTop,
       deep_over_top_by_working_set: byWorkingSet,
       blocks_p50_ms: worst(blockTargets, 'p50'),
@@ -207,83 +191,6 @@ async function prepareDatabase(): Promise<{ url: string; size: DataSize; drop: (
   return { url, size, drop: cleanup };
 }
 
-async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
-/**
- * Top page and pages at 10% and 90% depth (1M and 9M of 10M) of the big token; top page and
- * the page 90% down the busiest miner's blocks. Deep positions are read once with OFFSET, the
- * way no request ever reads them.
- */
-async function buildTargets(db: Database, url: string, size: DataSize): Promise<Target[]> {
-  const { token, miner } = await withClient(url, async (c) => {
-    const busiest = await c.query<{ m: string }>(
-      `SELECT encode(miner, 'hex') AS m FROM blocks WHERE chain_id = $1 GROUP BY miner ORDER BY count(*) DESC LIMIT 1`,
-      [CHAIN_ID],
-    );
-    return { token: await addressOf(c, 'token', 0), miner: `0x${busiest.rows[0]!.m}` as Hex };
-  });
-  const counted = await db.query<{ n: string }>('SELECT count(*)::text AS n FROM blocks WHERE chain_id = $1 AND miner = $2', [CHAIN_ID, toBytea(miner)]);
-  const mined = Number(counted[0]!.n);
-  const blocksTarget = async (depth: number): Promise<Target> => {
-    const rows =
-      depth === 0
-        ? [null]
-        : await db.query<{ number: string }>(
-            `SELECT number::text AS number FROM blocks WHERE chain_id = $1 AND miner = $2 ORDER BY number DESC OFFSET $3 LIMIT $4`,
-            [CHAIN_ID, toBytea(miner), depth - 1, span(mined)],
-          );
-    const befores = rows.filter((_, i) => i % PAGE === 0).map((r) => (r ? BigInt(r.number) : null));
-    const params = befores.map((beforeNumber) => ({ chainId: CHAIN_ID, miner, beforeNumber, limit: PAGE + 1 }));
-    return {
-      name: `blocks_${label(depth)}`,
-      paths: befores.map((b) => q(`addresses/${miner}/blocks-validated`, b === null ? {} : { block_number: b.toString(), items_count: PAGE })),
-      queries: params.map((p) => () => blocksValidatedPage(db, p)),
-      statements: params.map((p) => blocksValidatedPageQuery(p)),
-    };
-  };
-
-  log(`reading deep cursors (busiest miner mined ${mined.toLocaleString('en-US')} blocks)`);
-  return [
-    ...(await holderTargets(db, token, size)),
-    await blocksTarget(0),
-    await blocksTarget(Math.round(mined * 0.9) - span(mined)),
-  ];
-}
-
-const q = (path: string, params: Record<string, string | number>) =>
-  `/${CHAIN_ID}/api/v2/${path}?${new URLSearchParams({ apikey: TEST_KEY, ...Object.fromEntries(Object.entries(params).map(([k, v]) => [k, String(v)])) })}`;
-
-/** A token's holders pages at the top, 10% and 90% down. */
-async function holderTargets(db: Database, token: Hex, size: DataSize): Promise<Target[]> {
-  const holdersTarget = async (depth: number): Promise<Target> => {
-    const rows =
-      depth === 0
-        ? [null]
-        : await db.query<{ value: string; holder: string }>(
-            `SELECT b.value::text AS value, encode(b.holder, 'hex') AS holder FROM token_balances b WHERE ${PAGE_FILTER}
-             ORDER BY b.value DESC, b.holder DESC, b.token_id DESC OFFSET $3 LIMIT $4`,
-            [CHAIN_ID, toBytea(token), depth - 1, span(size.holders)],
-          );
-    const cursors = rows.filter((_, i) => i % PAGE === 0).map((r) => (r ? { value: BigInt(r.value), holder: `0x${r.holder}` as Hex } : null));
-    const params = cursors.map((after) => ({ chainId: CHAIN_ID, token, after, limit: PAGE + 1 }));
-    return {
-      name: `holders_${label(depth)}`,
-      paths: cursors.map((c) => q(`tokens/${token}/holders`, c ? { value: c.value.toString(), address_hash: c.holder, items_count: PAGE } : {})),
-      queries: params.map((p) => () => holdersPage(db, p)),
-      statements: params.map((p) => holdersPageQuery(p)),
-    };
-  };
-  return [await holdersTarget(0), await holdersTarget(Math.round(size.holders * 0.1)), await holdersTarget(Math.round(size.holders * 0.9) - span(size.holders))];
-}
-
 /** The unlabelled twin's pages at the big token's depths, then the big token's holders labelled (label-bench.ts). */
 async function labelsAndTwin(db: Database, url: string, size: DataSize, targets: Target[]): Promise<PagePair[]> {
   const token = await withClient(url, (c) => addressOf(c, 'token', 0));
@@ -291,11 +198,6 @@ async function labelsAndTwin(db: Database, url: string, size: DataSize, targets:
   await labelHolders(db, token, log);
   return twin.map((t) => ({ depth: t.name, labelled: targets.find((l) => l.name === t.name)!.paths, plain: t.paths }));
 }
-
-/** Rows the deep cursors of a list of `total` spread over: CURSORS pages, fewer on small lists. */
-const span = (total: number) => Math.max(PAGE, Math.min(CURSORS * PAGE, Math.floor((total * 0.05) / PAGE) * PAGE));
-
-const label = (depth: number) => (depth === 0 ? 'top' : depth >= 1_000_000 ? `depth_${Math.round(depth / 1e6)}M` : `depth_${Math.round(depth / 1e3)}k`);
 
 /** Sequential requests, so each one's time is its own and not a queue's. */
 async function timeRequests(app: FastifyInstance, target: Target, phases: ReturnType<typeof phaseRecorder>): Promise<PhaseSample[]> {

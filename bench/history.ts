@@ -12,12 +12,12 @@
  *
  *   npx tsx bench/history.ts -- --holders 200000     (the issue's figure is for 10,000,000)
  */
-import pg from 'pg';
 import { buildServer } from '../src/api/server.js';
 import { openDatabase } from '../src/db/client.js';
 import { apiConfig } from '../test/support/api.js';
 import { freshDatabase } from '../test/support/databases.js';
 import { CHAIN_ID, loadApiData, type DataSize } from './lib/api-data.js';
+import { withClient } from './lib/pg-client.js';
 import { readFlags } from './lib/args.js';
 import { logger, machineInfo } from './lib/results.js';
 import { median, round } from './lib/stats.js';
@@ -29,16 +29,6 @@ const { sizes, options } = readFlags(
   { out: { type: 'string' } },
 );
 const log = logger('bench:history');
-
-async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
-}
 
 async function loadHistory(url: string, blocks: number): Promise<void> {
   await withClient(url, async (c) => {

@@ -7,7 +7,6 @@
  * both alike (measuring "before labels" and "after" minutes apart measured the drift too).
  */
 import type { FastifyInstance } from 'fastify';
-import pg from 'pg';
 import type { Database } from '../../src/db/client.js';
 import { PAGE_FILTER } from '../../src/db/queries/holders.js';
 import { addressesWithChecksums, REBUILD_ADDRESS_TAGS } from '../../src/db/queries/write-addresses.js';
@@ -16,6 +15,7 @@ import type { Hex } from '../../src/db/rows.js';
 import type { Label } from '../../src/labels/entry.js';
 import { importLabels } from '../../src/labels/store.js';
 import { CHAIN_ID, withoutIndexes } from './api-data.js';
+import { withClient } from './pg-client.js';
 import type { phaseRecorder } from './phases.js';
 import type { quietGates } from './results.js';
 import { median, round } from './stats.js';
@@ -23,16 +23,6 @@ import { alternatedP50s } from './alternated.js';
 
 /** The twin's address of a holder: a fixed map, so the twin's holders are as scattered as the original's. */
 const TWIN = (column: string) => `substring(sha256('\\x7477696e'::bytea || ${column}) FROM 1 FOR 20)`;
-
-async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
 
 /** Copies the big token's balances, its holders' address rows and their tags to a twin token; returns the twin's address. */
 export async function loadTwinToken(url: string, token: Hex, log: (m: string) => void): Promise<Hex> {
