@@ -6,6 +6,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { getAddress } from 'viem';
 import { migrate } from '../../src/db/migrate.js';
+import { after as checksumTags } from '../../src/db/migrations/022_tags_json_checksums.js';
 import { holdersPage } from '../../src/db/queries/holders.js';
 import { addressView } from '../../src/api/views/address.js';
 import { availableEngines, databaseBefore } from '../support/databases.js';
@@ -62,5 +63,22 @@ describe.each(await availableEngines())('migrations 020 and 022 (tags as wire JS
       ],
     });
     expect([plain!.public_tags, plain!.metadata]).toEqual([[], null]);
+  });
+
+  it('022 renders every slot row again, a chunk at a time, across chains', async () => {
+    const { db, close } = await databaseBefore(engine, '022_tags_json_checksums');
+    opened.push(close);
+    const holders = [addressOf(3, 'slot-a'), addressOf(4, 'slot-b'), addressOf(5, 'slot-c')];
+    await db.query(`INSERT INTO chains (chain_id) VALUES ($1), ($2)`, [CHAIN, CHAIN + 1]);
+    const bytes = (hex: string) => Buffer.from(hex.slice(2), 'hex');
+    for (const [i, holder] of holders.entries()) {
+      const chain = CHAIN + (i % 2);
+      await db.query(`INSERT INTO address_tags (chain_id, address, kind, slug, name, tag_type, ordinal, meta) VALUES ($1, $2, 'public', 'x', 'X', 'generic', 0, '{}')`, [chain, bytes(holder)]);
+      await db.query(`INSERT INTO addresses (chain_id, hash, tags_json) VALUES ($1, $2, '"metadata":null,"public_tags":[{"address_hash":null,"display_name":"X","label":"x"}]')`, [chain, bytes(holder)]);
+    }
+    await checksumTags(db, 1);
+    const stored = await db.query<{ hash: string; tags_json: string }>(`SELECT '0x' || encode(hash, 'hex') AS hash, tags_json FROM addresses ORDER BY hash`);
+    expect(stored).toHaveLength(3);
+    for (const row of stored) expect(row.tags_json).toBe(`"metadata":null,"public_tags":[{"address_hash":"${getAddress(row.hash)}","display_name":"X","label":"x"}]`);
   });
 });

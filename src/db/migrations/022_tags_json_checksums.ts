@@ -11,12 +11,19 @@ export const sql = '';
 
 const CHUNK = 5_000;
 
-export async function after(tx: Queryable): Promise<void> {
-  const rows = await tx.query<{ chain_id: string; hash: string }>(
-    `SELECT chain_id::text AS chain_id, encode(hash, 'hex') AS hash FROM addresses WHERE tags_json LIKE '%"address_hash":null%'`,
-  );
-  for (let i = 0; i < rows.length; i += CHUNK) {
-    const targets = rows.slice(i, i + CHUNK).map((r) => ({ chainId: Number(r.chain_id), address: `0x${r.hash}` as Hex }));
-    await tx.query(REBUILD_ADDRESS_TAGS, addressesWithChecksums(targets));
+export async function after(tx: Queryable, chunk = CHUNK): Promise<void> {
+  // in key order, a chunk at a time: one pass over addresses, and memory bounded by the chunk
+  let after: { chainId: string; hash: string } = { chainId: '-1', hash: '' };
+  for (;;) {
+    const rows = await tx.query<{ chain_id: string; hash: string }>(
+      `SELECT chain_id::text AS chain_id, encode(hash, 'hex') AS hash FROM addresses
+       WHERE (chain_id, hash) > ($1::bigint, decode($2, 'hex')) AND tags_json LIKE '%"address_hash":null%'
+       ORDER BY chain_id, hash LIMIT ${chunk}`,
+      [after.chainId, after.hash],
+    );
+    if (rows.length === 0) return;
+    await tx.query(REBUILD_ADDRESS_TAGS, addressesWithChecksums(rows.map((r) => ({ chainId: Number(r.chain_id), address: `0x${r.hash}` as Hex }))));
+    const last = rows[rows.length - 1]!;
+    after = { chainId: last.chain_id, hash: last.hash };
   }
 }
