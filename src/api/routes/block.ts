@@ -6,6 +6,7 @@ import { BlockParams, SingleBlockObject } from '../schemas/blocks.js';
 import { singleBlockView } from '../views/block.js';
 import { HttpError, notFound } from '../http-error.js';
 import { parseBlockParam, type BlockRef } from '../block-param.js';
+import { getRoutes } from './get-route.js';
 
 const { 403: _restricted, ...withoutRestricted } = errorResponses;
 
@@ -32,22 +33,19 @@ async function findBlock(db: Queryable, chainId: number, ref: BlockRef): Promise
 }
 
 export function blockRoute(app: FastifyInstance, db: Queryable): void {
-  app.get<{ Params: BlockParams; Querystring: KeyOnlyQuery }>(
+  const get = getRoutes(app, { tags: ['blocks'], params: BlockParams, querystring: KeyOnlyQuery });
+  get(
     '/:chain_id/api/v2/blocks/:block_hash_or_number_param',
     {
-      config: { pageCache: true },
-      schema: {
-        summary: 'A block by number or hash',
-        description:
-          'By hash: any block, non-consensus ones with type "reorg" or "uncle". By number: the consensus block; ' +
-          'when only a non-consensus block is known at that height, 404 {"message":"Block lost consensus","hash":…}. ' +
-          'On Arbitrum chains the block carries its `arbitrum` object.',
-        tags: ['blocks'],
-        params: BlockParams,
-        querystring: KeyOnlyQuery,
-        // no 403: the path names no address the operator could restrict
-        response: { 200: SingleBlockObject, ...withoutRestricted, 404: { $ref: 'BlockNotFound#' } },
-      },
+      summary: 'A block by number or hash',
+      description:
+        'By hash: any block, non-consensus ones with type "reorg" or "uncle". By number: the consensus block; ' +
+        'when only a non-consensus block is known at that height, 404 {"message":"Block lost consensus","hash":…}. ' +
+        'On Arbitrum chains the block carries its `arbitrum` object.',
+      response: SingleBlockObject,
+      // no 403: the path names no address the operator could restrict
+      errors: { ...withoutRestricted, 404: { $ref: 'BlockNotFound#' } },
+      pageCache: true,
     },
     async (request) => {
       const ref = parseBlockParam(request.params.block_hash_or_number_param);

@@ -12,7 +12,10 @@ export interface RouteGroup<P extends TSchema, Q extends TSchema> {
 /** One route of a group: its summary and 200 body schema; `pageCache` lets the page cache serve it. */
 export interface RouteSchema<R extends TSchema> {
   summary: string;
+  description?: string;
   response: R;
+  /** the error answers, where the route's differ from every data route's (`errorResponses`) */
+  errors?: Readonly<Record<number, unknown>>;
   pageCache?: boolean;
 }
 
@@ -23,7 +26,7 @@ export type GroupRequest<P extends TSchema, Q extends TSchema> = FastifyRequest<
  * from the group's TypeBox schemas and the handler's answer from the 200 schema, as a type
  * provider would, and the error answers every data route shares added once here. The schema
  * object keeps the key order the routes were written with (tags, params, querystring, summary,
- * response), so the OpenAPI document is unchanged.
+ * description, response), so the OpenAPI document is unchanged.
  */
 export function getRoutes<P extends TSchema, Q extends TSchema>(app: FastifyInstance, group: RouteGroup<P, Q>) {
   return <R extends TSchema>(
@@ -31,7 +34,12 @@ export function getRoutes<P extends TSchema, Q extends TSchema>(app: FastifyInst
     route: RouteSchema<R>,
     handler: (request: GroupRequest<P, Q>) => Promise<Static<R>> | Static<R>,
   ): void => {
-    const schema = { ...group, summary: route.summary, response: { 200: route.response, ...errorResponses } };
+    const schema = {
+      ...group,
+      summary: route.summary,
+      ...(route.description === undefined ? {} : { description: route.description }),
+      response: { 200: route.response, ...(route.errors ?? errorResponses) },
+    };
     app.get<{ Params: Static<P>; Querystring: Static<Q> }>(
       url,
       route.pageCache ? { config: { pageCache: true }, schema } : { schema },

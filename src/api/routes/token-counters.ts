@@ -2,10 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../db/client.js';
 import type { Hex } from '../../db/rows.js';
 import { findToken } from '../../db/queries/holders.js';
-import { ChainParams, errorResponses } from '../schemas/common.js';
+import { ChainParams } from '../schemas/common.js';
 import { TokenCounters, TokenCountersQuery } from '../schemas/tokens.js';
 import { InvalidParameterError, notFound } from '../http-error.js';
 import { pastBlockDetail, pastBlockHolders } from '../past-block.js';
+import { getRoutes } from './get-route.js';
 
 /**
  * The reference's token counters, so clients (the CLI export's progress bar) learn the holder
@@ -14,17 +15,10 @@ import { pastBlockDetail, pastBlockHolders } from '../past-block.js';
  * from the token's snapshot at that block, refused as the holders list refuses it.
  */
 export function tokenCountersRoute(app: FastifyInstance, db: Database): void {
-  app.get<{ Params: ChainParams; Querystring: TokenCountersQuery }>(
+  const get = getRoutes(app, { tags: ['tokens'], params: ChainParams, querystring: TokenCountersQuery });
+  get(
     '/:chain_id/api/v2/tokens/:address_hash_param/counters',
-    {
-      schema: {
-        summary: 'Holder count of a token',
-        tags: ['tokens'],
-        params: ChainParams,
-        querystring: TokenCountersQuery,
-        response: { 200: TokenCounters, ...errorResponses },
-      },
-    },
+    { summary: 'Holder count of a token', response: TokenCounters },
     async (request) => {
       const address = request.params.address_hash_param.toLowerCase() as Hex;
       if (request.query.block_number !== undefined) {
