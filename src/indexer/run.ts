@@ -1,9 +1,9 @@
 import { setMaxListeners } from 'node:events';
-import type { RpcClient } from '../rpc/client.js';
+import type { RpcClient, RpcClientOptions } from '../rpc/client.js';
 import { chainRpcClient } from './chain-rpc.js';
 import type { Database } from '../db/client.js';
 import type { ChainConfig } from '../config/config.js';
-import { ChainIndexer } from './chain-indexer.js';
+import { ChainIndexer, type ChainIndexerOptions } from './chain-indexer.js';
 import { runEnrichment } from './enrich.js';
 import { chainKindTasks } from '../chains/index.js';
 import type { IndexerMetrics } from './metrics.js';
@@ -11,32 +11,43 @@ import { progressReporter } from './progress.js';
 import type { Logger } from './reorg.js';
 
 export interface IndexerHandle {
-  /** settles when every chain's loop has ended (after stop, or on a fatal error) */
+  /** settles when every chain's loop has ended (after stop), or rejects on the first fatal error */
   done: Promise<void>;
   stop(): Promise<void>;
 }
 
+/**
+ * The service takes everything from the chains' config; the rest is for the test harness
+ * (test/support/indexer-harness.ts), which runs this same wiring with its own knobs.
+ */
+export interface IndexersOptions {
+  metrics?: IndexerMetrics;
+  /** every RPC client's timeout and retry policy, the kind's (Arbitrum: the parent chain's) too */
+  rpc?: Partial<Pick<RpcClientOptions, 'timeoutMs' | 'retry'>>;
+  /** ChainIndexer options the config does not give (batch bounds, traces, an onBatch of its own) */
+  indexer?: Partial<Omit<ChainIndexerOptions, 'db' | 'rpc' | 'chain' | 'logger'>>;
+  /** the enrichment loop's pause when it finds nothing to do; false: no enrichment loop */
+  enrichment?: { idleMs?: number } | false;
+}
+
 /** Starts one pipeline and one enrichment loop per chain, all in this process. */
-export function startIndexers(
-  db: Database,
-  chains: readonly ChainConfig[],
-  logger: Logger,
-  metrics?: IndexerMetrics,
-): IndexerHandle {
+export function startIndexers(db: Database, chains: readonly ChainConfig[], logger: Logger, options: IndexersOptions = {}): IndexerHandle {
   const controller = new AbortController();
+  const signal = controller.signal;
   // every in-flight RPC call and wait listens on this one signal
-  setMaxListeners(0, controller.signal);
+  setMaxListeners(0, signal);
   const clients: RpcClient[] = [];
   const loops = chains.map(async (chain) => {
-    const rpc = chainRpcClient(chain, logger, { signal: controller.signal });
+    const rpc = chainRpcClient(chain, logger, { ...options.rpc, signal });
     clients.push(rpc);
     const indexer = new ChainIndexer({
       db,
       rpc,
       chain,
       logger,
-      ...(metrics ? { metrics } : {}),
+      ...(options.metrics ? { metrics: options.metrics } : {}),
       onBatch: progressReporter(chain.chainId, logger),
+      ...options.indexer,
     });
     // a kind's task (Arbitrum: the parent chain) runs beside the pipeline and never holds it up
     const tasks = chainKindTasks({
@@ -45,15 +56,24 @@ export function startIndexers(
       rpc,
       logger,
       // the parent's nodes get the chain's RPC budget (in flight, batch size, calls per second) too
-      createRpc: (urls) => chainRpcClient(chain, logger, { urls, signal: controller.signal }),
+      createRpc: (urls) => chainRpcClient(chain, logger, { ...options.rpc, urls, signal }),
     });
+    const enrichment = options.enrichment ?? {};
     await Promise.all([
-      indexer.run(controller.signal),
-      runEnrichment(db, rpc, chain.chainId, logger, controller.signal),
-      ...tasks.map((task) => task(controller.signal)),
+      indexer.run(signal),
+      enrichment && runEnrichment(db, rpc, chain.chainId, logger, signal, enrichment.idleMs),
+      ...tasks.map((task) => task(signal)),
     ]);
   });
-  const done = Promise.all(loops).then(() => undefined);
+  // a fatal error ends every loop: the service exits on it (cli/commands/run.ts), and whoever
+  // awaits `done` sees no loop of the failed pipeline still running
+  const done = Promise.all(loops).then(
+    () => undefined,
+    (error: unknown) => {
+      controller.abort();
+      throw error;
+    },
+  );
   return {
     done,
     async stop() {

@@ -9,11 +9,10 @@
  * confirmed block hashes, and the child node's header fields. Both engines.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setMaxListeners } from 'node:events';
 import type { Hex, TransactionReceipt } from 'viem';
 import { availableEngines, freshDatabase, type Engine } from '../support/databases.js';
 import { startTestNode, type TestNode } from '../support/anvil.js';
-import { startIndexer, waitFor, CapturingLogger, type RunningIndexer } from '../support/indexer-harness.js';
+import { startIndexer, waitFor, type RunningIndexer } from '../support/indexer-harness.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { testBlobs } from '../support/blobs.js';
 import { BatchPoster, confirmChildBlock, deployParentRollup, type ParentRollup } from '../support/arbitrum/rollup.js';
@@ -23,8 +22,6 @@ import { isDeepStrictEqual } from 'node:util';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crashTarget, killHard, spawnIndexer } from '../support/crash-harness.js';
-import { chainKindTasks } from '../../src/chains/index.js';
-import { createRpcClient } from '../../src/rpc/client.js';
 import { isoTimestamp } from '../../src/api/views/block.js';
 import type { Database } from '../../src/db/client.js';
 import type { ArbitrumSettlementConfig } from '../../src/chains/arbitrum/config.js';
@@ -173,39 +170,9 @@ async function expectAllBlocks(api: TestApi, parent: TestNode, child: TestNode, 
   return served.single;
 }
 
-interface Running {
-  indexer: RunningIndexer;
-  stop(): Promise<void>;
-}
-
-/** The child's pipeline and the Arbitrum kind's task, wired as `startIndexers` wires them. */
-async function startArbitrumIndexer(db: Database, childUrl: string, settlement: ArbitrumSettlementConfig): Promise<Running> {
-  const logger = new CapturingLogger();
-  const indexer = await startIndexer(db, childUrl, { chain: { chainId: CHILD_CHAIN_ID, arbitrum: settlement }, logger });
-  const controller = new AbortController();
-  setMaxListeners(0, controller.signal);
-  const clients: ReturnType<typeof createRpcClient>[] = [];
-  const tasks = chainKindTasks({
-    db,
-    chain: indexer.chain,
-    rpc: indexer.rpc,
-    logger,
-    createRpc: (urls) => {
-      const c = createRpcClient({ chainId: CHILD_CHAIN_ID, urls, logger, retry: { baseDelayMs: 20, maxDelayMs: 500, urlCooldownMs: 1_000 } });
-      clients.push(c);
-      return c;
-    },
-  });
-  expect(tasks).toHaveLength(1);
-  const done = Promise.all(tasks.map((t) => t(controller.signal)));
-  return {
-    indexer,
-    async stop() {
-      controller.abort();
-      await done;
-      await indexer.stop();
-    },
-  };
+/** The child's pipeline, with the Arbitrum kind's task beside it as the service runs them (`startIndexers`). */
+function startArbitrumIndexer(db: Database, childUrl: string, settlement: ArbitrumSettlementConfig): Promise<RunningIndexer> {
+  return startIndexer(db, childUrl, { chain: { chainId: CHILD_CHAIN_ID, arbitrum: settlement } });
 }
 
 /** A fresh database with the API and the Arbitrum indexer on it, for the length of `fn`. */
@@ -213,7 +180,7 @@ async function withArbitrumIndex(
   engine: Engine,
   childUrl: string,
   settlement: ArbitrumSettlementConfig,
-  fn: (index: { db: Database; api: TestApi; running: Running }) => Promise<void>,
+  fn: (index: { db: Database; api: TestApi; running: RunningIndexer }) => Promise<void>,
 ): Promise<void> {
   const { db, drop } = await freshDatabase(engine);
   const api = await startTestApi(engine, { db });
@@ -281,7 +248,7 @@ describe.each(engines)('Arbitrum settlement from a real parent chain on %s', (en
 
   it('every child block\'s nine fields equal what the two chains say, as batches and confirmations arrive', async () => {
     await withArbitrumIndex(engine, proxy.url, settlement, async ({ db, api, running }) => {
-      await running.indexer.caughtUp({ node: child.url });
+      await running.caughtUp({ node: child.url });
       await followerCaughtUp(db, parent);
       let served = await expectAllBlocks(api, parent, child, posted, confirmed);
       expect((served.get(5n) as { status: string }).status).toBe('Processed on rollup');
@@ -337,7 +304,7 @@ describe.each(engines)('Arbitrum settlement from a real parent chain on %s', (en
 
   it('a parent-chain reorg that drops a batch and a confirmation moves their blocks back, to what a fresh index finds', async () => {
     await withArbitrumIndex(engine, proxy.url, settlement, async ({ db, api, running }) => {
-      await running.indexer.caughtUp({ node: child.url });
+      await running.caughtUp({ node: child.url });
       await followerCaughtUp(db, parent);
       await expectAllBlocks(api, parent, child, posted, confirmed);
 
@@ -366,7 +333,7 @@ describe.each(engines)('Arbitrum settlement from a real parent chain on %s', (en
       // the NodeInterface still names the dropped batch: its blocks are sealed, with no commitment known
       expect(served.get(droppedBlock)).toMatchObject({ status: 'Sealed on rollup', batch_number: Number(dropped.batch), commitment_transaction: null });
       expect((served.get(droppedBlock - 1n) as { status: string }).status).not.toBe('Confirmed on base');
-      expect(running.indexer.logger.entries.some((e) => e.msg === 'parent chain reorganised; settlement data rolled back')).toBe(true);
+      expect(running.logger.entries.some((e) => e.msg === 'parent chain reorganised; settlement data rolled back')).toBe(true);
 
       // the same tables as a follower that never saw the dropped branch
       const fresh = await freshDatabase(engine);
@@ -396,7 +363,7 @@ describe.each(engines)('Arbitrum settlement from a real parent chain on %s', (en
     // nothing listens on port 9: every call to the parent fails and is retried, forever
     const running = await startArbitrumIndexer(db, proxy.url, { ...settlement, parentRpcUrls: ['http://127.0.0.1:9'] });
     try {
-      await running.indexer.caughtUp({ node: child.url });
+      await running.caughtUp({ node: child.url });
       const res = await api.get(`/${CHILD_CHAIN_ID}/api/v2/blocks/3`);
       expect(res.status).toBe(200);
       const header = arbitrumHeader(3n);
@@ -550,7 +517,7 @@ describe.each(engines)('Arbitrum blocks whose batch the parent follower has not 
     const lagging = { batch: poster.nextBatch, prev: posted.at(-1)!.next, next: posted.at(-1)!.next + 2n };
     await nodeInterfaceKnows(child, [...posted, lagging]);
     await withArbitrumIndex(engine, proxy.url, settlementFrom(parentStartBlock), async ({ db, api, running }) => {
-      await running.indexer.caughtUp({ node: child.url });
+      await running.caughtUp({ node: child.url });
       await followerCaughtUp(db, parent);
       let served = await expectAllBlocks(api, parent, child, posted, confirmed, parentStartBlock);
       // the statuses the chains' state gives, one block of each batch
@@ -586,16 +553,16 @@ describe.each(engines)('Arbitrum blocks whose batch the parent follower has not 
   it('a child node without a NodeInterface: one info line, and those blocks get no batch number', async () => {
     await removeNodeInterface(child);
     await withArbitrumIndex(engine, proxy.url, settlementFrom(parentStartBlock), async ({ db, api, running }) => {
-      await running.indexer.caughtUp({ node: child.url });
+      await running.caughtUp({ node: child.url });
       await followerCaughtUp(db, parent);
       const noInterface = (e: { msg?: string }) => e.msg?.startsWith('no NodeInterface on the child node') === true;
-      await waitFor(async () => (running.indexer.logger.entries.some(noInterface) ? true : undefined), () => 'the no-NodeInterface line', 20_000);
+      await waitFor(async () => (running.logger.entries.some(noInterface) ? true : undefined), () => 'the no-NodeInterface line', 20_000);
       const served = await expectAllBlocks(api, parent, child, posted, confirmed, parentStartBlock);
       expect((served.get(12n) as { status: string }).status).toBe('Processed on rollup');
       // blocks 1..9 are confirmed; none has a batch number from the parent's unseen batches
       expect((served.get(2n) as { batch_number: number | null }).batch_number).toBeNull();
       await new Promise((r) => setTimeout(r, 500));
-      expect(running.indexer.logger.entries.filter(noInterface)).toHaveLength(1);
+      expect(running.logger.entries.filter(noInterface)).toHaveLength(1);
       expect(await db.query('SELECT 1 FROM arbitrum_sealed_batches')).toEqual([]);
     });
   }, 120_000);

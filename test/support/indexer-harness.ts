@@ -1,20 +1,18 @@
 /**
  * Runs the real chain indexer in-process against a node URL (anvil, or a fault proxy in front
- * of it) and waits for it to reach the node's head. Nothing is stubbed: the indexer gets its
- * own RPC client, as `explorer index` builds it, and a logger that keeps what it said so a
- * test can check which path a rollback took or why a run stalled.
+ * of it) and waits for it to reach the node's head. Nothing is stubbed: the pipeline is wired
+ * by the service's own `startIndexers` (src/indexer/run.ts), with quick retries, the enrichment
+ * loop only when asked, and a logger that keeps what it said so a test can check which path a
+ * rollback took or why a run stalled.
  */
-import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { chainConfig, type ChainConfig } from '../../src/config/config.js';
-import type { RetryPolicy, RpcClient } from '../../src/rpc/client.js';
-import { chainRpcClient } from '../../src/indexer/chain-rpc.js';
+import type { RetryPolicy } from '../../src/rpc/client.js';
 import type { Database, Queryable } from '../../src/db/client.js';
 import type { Hex } from '../../src/db/rows.js';
 import { ensureChain } from '../../src/db/queries/chains.js';
 import { indexedBlock } from '../../src/db/queries/progress.js';
-import { ChainIndexer, type ChainIndexerOptions } from '../../src/indexer/chain-indexer.js';
-import { runEnrichment } from '../../src/indexer/enrich.js';
+import { startIndexers, type IndexersOptions } from '../../src/indexer/run.js';
 import type { Logger } from '../../src/indexer/reorg.js';
 
 /** anvil's default chain id */
@@ -83,8 +81,8 @@ export interface StartIndexerOptions {
   /** also run the enrichment loop (token metadata, contract and proxy facts) */
   enrich?: boolean;
   /** extra ChainIndexer options (batch sizes, traces, onBatch, metrics) */
-  indexer?: Partial<Omit<ChainIndexerOptions, 'db' | 'rpc' | 'chain' | 'logger'>>;
-  /** retry policy of the indexer's RPC client; by default quick, for local nodes */
+  indexer?: IndexersOptions['indexer'];
+  /** retry policy of the indexer's RPC clients; by default quick, for local nodes */
   retry?: Partial<RetryPolicy>;
   /** per HTTP exchange */
   timeoutMs?: number;
@@ -94,12 +92,12 @@ export interface StartIndexerOptions {
 export interface RunningIndexer {
   db: Database;
   chain: ChainConfig;
-  rpc: RpcClient;
   logger: CapturingLogger;
   /** settles when the loops end: after stop(), or rejected by a fatal error */
   done: Promise<void>;
   /** true once the loops have ended, for whatever reason */
   readonly finished: boolean;
+  /** stops the loops; rejects with the fatal error that ended them, if one did */
   stop(): Promise<void>;
   /**
    * Resolves with the head once our indexed tip is the node's head block, by number and hash
@@ -109,30 +107,18 @@ export interface RunningIndexer {
   caughtUp(options?: { node?: string; timeoutMs?: number }): Promise<bigint>;
 }
 
+/** One chain's pipeline as the service runs it (`startIndexers`), with the chain's kind task if it has one. */
 export async function startIndexer(db: Database, urls: string | readonly string[], options: StartIndexerOptions = {}): Promise<RunningIndexer> {
   const chain = testChainConfig(urls, options.chain);
   const logger = options.logger ?? new CapturingLogger();
   await ensureChain(db, chain.chainId, chain.elasticity, chain.blobSchedule ?? null);
-  const controller = new AbortController();
-  setMaxListeners(0, controller.signal);
-  // as in the service: stopping ends the calls in flight, even those retrying against a node that is gone
-  const rpc = chainRpcClient(chain, logger, {
-    timeoutMs: options.timeoutMs ?? 10_000,
-    retry: { baseDelayMs: 20, maxDelayMs: 500, urlCooldownMs: 1_000, ...options.retry },
-    signal: controller.signal,
+  const handle = startIndexers(db, [chain], logger, {
+    rpc: { timeoutMs: options.timeoutMs ?? 10_000, retry: { baseDelayMs: 20, maxDelayMs: 500, urlCooldownMs: 1_000, ...options.retry } },
+    ...(options.indexer ? { indexer: options.indexer } : {}),
+    enrichment: options.enrich ? { idleMs: 50 } : false,
   });
-  const indexer = new ChainIndexer({ db, rpc, chain, logger, ...options.indexer });
+  const done = handle.done;
   let finished = false;
-  const done = Promise.all([
-    indexer.run(controller.signal),
-    options.enrich ? runEnrichment(db, rpc, chain.chainId, logger, controller.signal, 50) : undefined,
-  ]).then(
-    () => undefined,
-    (error: unknown) => {
-      controller.abort();
-      throw error;
-    },
-  );
   done.then(
     () => (finished = true),
     () => (finished = true),
@@ -140,19 +126,14 @@ export async function startIndexer(db: Database, urls: string | readonly string[
   const run: RunningIndexer = {
     db,
     chain,
-    rpc,
     logger,
     done,
     get finished() {
       return finished;
     },
     async stop() {
-      controller.abort();
-      try {
-        await done;
-      } finally {
-        rpc.close();
-      }
+      await handle.stop();
+      await done;
     },
     async caughtUp({ node = chain.rpcUrls[0]!, timeoutMs = 30_000 } = {}) {
       let lastFailure = '';

@@ -38,7 +38,7 @@ const indexerRole: Role = async (rt) => {
       rpc.close();
     }
   }
-  const handle = startIndexers(rt.db, rt.config.chains, rt.logger.child({ role: 'indexer' }), rt.metrics);
+  const handle = startIndexers(rt.db, rt.config.chains, rt.logger.child({ role: 'indexer' }), { metrics: rt.metrics });
   handle.done.catch((error: unknown) => {
     rt.logger.fatal({ err: error }, 'indexer stopped');
     process.exit(1);
