@@ -13,6 +13,7 @@ import { ensureChain } from '../src/db/queries/chains.js';
 import { ChainIndexer } from '../src/indexer/chain-indexer.js';
 import type { Logger } from '../src/indexer/reorg.js';
 import { cpuMeter, profiled } from './lib/cpu.js';
+import { IndexerWithoutHistory } from './lib/indexer-without-history.js';
 import { saveProfile } from './lib/profiles.js';
 
 export interface WorkerConfig {
@@ -107,12 +108,12 @@ const started = performance.now();
 const sample = () => samples.push([Math.round(performance.now() - started), mb(process.memoryUsage.rss()), indexed]);
 const timer = setInterval(sample, 100);
 
-const indexer = new ChainIndexer({
+const Indexer = config.keepHistory === false ? IndexerWithoutHistory : ChainIndexer;
+const indexer = new Indexer({
   db,
   rpc,
   chain,
   logger,
-  keepHistory: config.keepHistory ?? true,
   onBatch: ({ batch }) => {
     deltaRows += batch.deltas.length;
     blocks += batch.blocks.length;

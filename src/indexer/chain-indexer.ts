@@ -14,7 +14,7 @@ import { negativeBalances } from '../db/queries/write-balances.js';
 import { consensusHashes, indexedBlock, setHeadBlock } from '../db/queries/progress.js';
 import { clearIndexerFailure, recordIndexerFailure, type IndexerFailure } from '../db/queries/indexer-status.js';
 import { RpcError } from '../rpc/errors.js';
-import { transformBatch, findLinkBreak, type FetchedBlock, type IndexBatch } from './transform.js';
+import { transformBatch, findLinkBreak, type FetchedBlock, type IndexBatch, type TransformOptions } from './transform.js';
 import { BlockPrefetcher } from './block-prefetcher.js';
 import { HeadPoller } from './head-poller.js';
 import { pruneHistory, pruneRecordedChanges, writeBatch } from './write-batch.js';
@@ -43,11 +43,6 @@ export interface ChainIndexerOptions {
   maxBatchBlocks?: number;
   targetTransfers?: number;
   traces?: boolean;
-  /**
-   * false: no balance history is written, so answers at a past block are wrong. Only for
-   * bench:index's baseline (the indexing rate without history); default true.
-   */
-  keepHistory?: boolean;
 }
 
 export async function verifyChainId(rpc: RpcClient, expected: number): Promise<void> {
@@ -252,13 +247,21 @@ export class ChainIndexer {
    */
   private async take(prefetcher: BlockPrefetcher, from: bigint, head: bigint): Promise<IndexBatch> {
     const blocks = await prefetcher.take(from, head, this.minBatchBlocks, this.batchBlocks);
-    return transformBatch(blocks, {
+    return transformBatch(blocks, this.transformOptions(head));
+  }
+
+  /**
+   * The transform's settings for a batch below `head`. Overridden only by bench:index's
+   * baseline without the balance history (bench/lib/indexer-without-history.ts): no option here
+   * turns the history off, since answers at a past block would then be wrong.
+   */
+  protected transformOptions(head: bigint): TransformOptions {
+    return {
       chainId: this.chain.chainId,
       wrappedNativeTokens: this.wrapped.set,
       recordAbove: head - BigInt(this.chain.reorgWindow),
       ensRegistry: ensRegistryFor(this.chain.chainId, this.chain.ens),
-      keepHistory: this.options.keepHistory ?? true,
-    });
+    };
   }
 
   /** One block with its receipts, traces (when the node has them) and uncles. */

@@ -44,7 +44,7 @@ export interface TransformOptions {
   recordAbove: bigint;
   /** the ENS registry whose names the chain follows (config `ens`), if any */
   ensRegistry?: Hex | null;
-  /** per-block changes for the balance history (default true; false only for bench:index's baseline) */
+  /** per-block changes for the balance history (default true; false only in bench:index's baseline, bench/lib/indexer-without-history.ts) */
   keepHistory?: boolean;
 }
 
