@@ -114,7 +114,7 @@ export async function startIndexer(db: Database, urls: string | readonly string[
   await ensureChain(db, chain.chainId, chain.elasticity, chain.blobSchedule ?? null);
   const handle = startIndexers(db, [chain], logger, {
     rpc: { timeoutMs: options.timeoutMs ?? 10_000, retry: { baseDelayMs: 20, maxDelayMs: 500, urlCooldownMs: 1_000, ...options.retry } },
-    ...(options.indexer ? { indexer: options.indexer } : {}),
+    indexer: options.indexer,
     enrichment: options.enrich ? { idleMs: 50 } : false,
   });
   const done = handle.done;
