@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestNode, type TestNode } from '../support/anvil.js';
 import { buildCrashChain, compareWithNode, describeReport, mismatchCount, type CrashChain } from '../support/crash-harness.js';
 import { availableEngines, freshDatabase } from '../support/databases.js';
-import { DEVNET_CHAIN_ID, startIndexer } from '../support/indexer-harness.js';
+import { DEVNET_CHAIN_ID, startIndexer, waitFor } from '../support/indexer-harness.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
 const engines = await availableEngines();
@@ -39,6 +39,8 @@ describe.each(engines)('indexing over WebSocket on %s', (engine) => {
     const { db, drop } = await freshDatabase(engine);
     let batches = 0;
     let drops = 0;
+    // cuts that found a connection open: a cut between a drop and the reconnect severs nothing
+    let severing = 0;
     let stalls = 0;
     const indexer = await startIndexer(db, `ws://127.0.0.1:${proxy.port}`, {
       timeoutMs: 1_000,
@@ -53,7 +55,7 @@ describe.each(engines)('indexing over WebSocket on %s', (engine) => {
           batches += 1;
           if (batches % 3 === 0) {
             // every third batch: drop every connection, refuse new ones for a moment
-            proxy.cut();
+            if (proxy.cut() > 0) severing += 1;
             drops += 1;
             setTimeout(() => proxy.restore(), batches % 2 === 0 ? 300 : 0);
           } else if (batches === 10) {
@@ -69,14 +71,16 @@ describe.each(engines)('indexing over WebSocket on %s', (engine) => {
       // and following the head over the same connection: a few more blocks of transfers
       await node.mine(3);
       await indexer.caughtUp({ node: node.anvil.url, timeoutMs: 60_000 });
+      // a cut in the last batch may still be on its way to the client's close handler
+      const closes = () => indexer.logger.find('RPC WebSocket closed').length;
+      await waitFor(async () => (closes() >= severing ? true : undefined), () => `${closes()} close logs for ${severing} severed connections`, 5_000);
     } finally {
       await indexer.stop();
     }
     const report = await compareWithNode(db, { url: node.anvil.url, chainId: DEVNET_CHAIN_ID, holdings: chain.holdings });
-    console.log(`[websocket ${engine}] ${batches} batches, ${drops} drops, ${stalls} stall; ${describeReport(report)}`);
-    expect(drops).toBeGreaterThanOrEqual(3);
+    console.log(`[websocket ${engine}] ${batches} batches, ${drops} drops (${severing} severing a connection), ${stalls} stall; ${describeReport(report)}`);
+    expect(severing).toBeGreaterThanOrEqual(3);
     expect(stalls).toBe(1);
-    expect(indexer.logger.find('RPC WebSocket closed').length).toBeGreaterThanOrEqual(drops);
     expect(mismatchCount(report), describeReport(report)).toBe(0);
     expect(report.indexedBlock).toBe(await node.public.getBlockNumber());
     await sleep(0);

@@ -2,8 +2,8 @@ import net from 'node:net';
 
 export interface TcpProxy {
   port: number;
-  /** drops every open connection and refuses new ones: the server looks gone */
-  cut(): void;
+  /** drops every open connection and refuses new ones: the server looks gone; returns how many clients it cut off */
+  cut(): number;
   /**
    * stops relaying on every open connection without closing it, and leaves new ones hanging: a
    * peer gone without a FIN (half-open TCP). restore() serves new connections again; the
@@ -20,9 +20,11 @@ export interface TcpProxy {
  */
 export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
   const open = new Set<net.Socket>();
+  const clients = new WeakSet<net.Socket>();
   let down = false;
   let stalled = false;
   const server = net.createServer((client) => {
+    clients.add(client);
     if (down) {
       client.destroy();
       return;
@@ -49,8 +51,13 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     port: (server.address() as net.AddressInfo).port,
     cut() {
       down = true;
-      for (const s of open) s.destroy();
+      let severed = 0;
+      for (const s of open) {
+        if (clients.has(s) && !s.destroyed) severed += 1;
+        s.destroy();
+      }
       open.clear();
+      return severed;
     },
     stall() {
       stalled = true;
