@@ -11,6 +11,7 @@ import type { ChainSettings } from '../src/config/settings.js';
 import { openDatabase, type Database, type Queryable } from '../src/db/client.js';
 import { ensureChain } from '../src/db/queries/chains.js';
 import { ChainIndexer } from '../src/indexer/chain-indexer.js';
+import { boundHeapGrowth } from '../src/indexer/heap-growth.js';
 import type { Logger } from '../src/indexer/reorg.js';
 import { cpuMeter, profiled } from './lib/cpu.js';
 import { IndexerWithoutHistory } from './lib/indexer-without-history.js';
@@ -40,6 +41,11 @@ export interface WorkerResult {
   rssAtProgressMb: number[];
   /** every 100 ms: [ms since start, rss MB, last indexed block] */
   samples: Array<[number, number, number]>;
+  /**
+   * process.memoryUsage() (MB) at the sample with the highest RSS: what of it is the JS heap,
+   * what external (Buffers, ArrayBuffers; PGlite's WASM memory is neither, it is in rss alone)
+   */
+  memoryAtPeakMb: { rss: number; heapTotal: number; heapUsed: number; external: number; arrayBuffers: number };
   /** rows with a positive balance at the end, to check against the generator's state */
   positiveBalances: number;
   /** time the indexer spent waiting on the database (its writer is sequential, so these add up) */
@@ -64,6 +70,8 @@ const head = BigInt(config.head);
 const quiet = (level: string) => (obj: Record<string, unknown>, msg?: string) => console.error(`[indexer ${level}] ${msg ?? ''} ${JSON.stringify(obj)}`);
 const logger: Logger = { debug() {}, info() {}, warn: quiet('warn'), error: quiet('error') };
 
+// as startIndexers (src/indexer/run.ts) sets it for `explorer index` and `explorer start`
+boundHeapGrowth();
 const raw = await openDatabase(config.engine === 'postgres' ? { databaseUrl: config.databaseUrl } : { dataDir: config.dataDir });
 await ensureChain(raw, config.chainId);
 
@@ -105,7 +113,15 @@ let transfers = 0;
 let deltaRows = 0;
 let finished = 0;
 const started = performance.now();
-const sample = () => samples.push([Math.round(performance.now() - started), mb(process.memoryUsage.rss()), indexed]);
+let memoryAtPeakMb: WorkerResult['memoryAtPeakMb'] = { rss: 0, heapTotal: 0, heapUsed: 0, external: 0, arrayBuffers: 0 };
+const sample = () => {
+  const usage = process.memoryUsage();
+  samples.push([Math.round(performance.now() - started), mb(usage.rss), indexed]);
+  if (mb(usage.rss) > memoryAtPeakMb.rss) {
+    const { rss, heapTotal, heapUsed, external, arrayBuffers } = usage;
+    memoryAtPeakMb = { rss: mb(rss), heapTotal: mb(heapTotal), heapUsed: mb(heapUsed), external: mb(external), arrayBuffers: mb(arrayBuffers) };
+  }
+};
 const timer = setInterval(sample, 100);
 
 const Indexer = config.keepHistory === false ? IndexerWithoutHistory : ChainIndexer;
@@ -154,6 +170,7 @@ const result: WorkerResult = {
   peakRssMb: Math.max(...samples.map(([, rss]) => rss)),
   rssAtProgressMb: [0.25, 0.5, 0.75, 1].map(at),
   samples,
+  memoryAtPeakMb,
   positiveBalances: Number(n),
   dbMs,
   deltaRows,

@@ -131,6 +131,8 @@ async function main() {
       },
       statements_first_run: runs[0]!.statements,
       rss_at_25_50_75_100_percent_mb: runs[0]!.rssAtProgressMb,
+      // the RSS peak split into the JS heap and external memory (PGlite's WASM memory is external)
+      memory_at_peak_mb: runs.reduce((a, r) => (r.peakRssMb > a.peakRssMb ? r : a)).memoryAtPeakMb,
       runs: runs.map((r) => ({ events_per_s: perS(r.transfers, r.ms), blocks_per_s: perS(r.blocks, r.ms), seconds: round(r.ms / 1000, 2), peak_rss_mb: r.peakRssMb })),
     });
     const pg = engine(postgres);

@@ -6,6 +6,16 @@ import { classifyFailures } from './unavailable.js';
 import { lockDataDir } from './data-dir-lock.js';
 
 /**
+ * PostgreSQL settings of the embedded engine, whose memory is the indexer's process's own and
+ * never returned: WASM linear memory only grows. PGlite's default shared_buffers (128 MB) is
+ * all touched once the database outgrows it, and was the largest part of the indexer's RSS after
+ * the JS heap (BENCHMARKS.md, memory); 32 MB keeps the linear memory at its initial 128 MB. The
+ * data files stay in the OS page cache, so a page not in the buffers costs a read call, not a
+ * disk read.
+ */
+const SETTINGS = ['-c', 'shared_buffers=32MB'];
+
+/**
  * PGlite is single-connection: every statement is serialised by PGlite itself, and a
  * transaction holds the connection exclusively, so readers wait for a writer's commit.
  */
@@ -25,7 +35,8 @@ export async function openPglite(dataDir: string | undefined, template?: Blob): 
       // all of it is freed; kept, the indexer would carry it for the life of the process.
       await (await PGlite.create({ dataDir: dir, relaxedDurability: true })).close();
     }
-    pg = await PGlite.create(dir ? { dataDir: dir, relaxedDurability: true } : template ? { loadDataDir: template } : {});
+    const startParams = [...PGlite.defaultStartParams, ...SETTINGS];
+    pg = await PGlite.create(dir ? { dataDir: dir, relaxedDurability: true, startParams } : template ? { loadDataDir: template, startParams } : { startParams });
   } catch (error) {
     unlock();
     throw error;

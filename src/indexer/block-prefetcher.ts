@@ -14,24 +14,22 @@
  * batches by tick and signal; every fetch of one generation shares one signal).
  */
 import { setMaxListeners } from 'node:events';
-import type { FetchedBlock } from './transform.js';
-
-export interface BlockPrefetcherOptions {
+export interface BlockPrefetcherOptions<T> {
   /** one block with everything the transform needs; rejects when `signal` aborts */
-  fetch: (block: bigint, signal: AbortSignal) => Promise<FetchedBlock>;
+  fetch: (block: bigint, signal: AbortSignal) => Promise<T>;
   /** blocks asked for at once (read at each top-up: it follows the budget and the trace support) */
   inFlight: () => number;
   /** most blocks fetched or being fetched beyond the writer's next block: bounds the memory held */
   window: () => number;
 }
 
-interface Slot {
-  block?: FetchedBlock;
+interface Slot<T> {
+  block?: T;
   error?: unknown;
 }
 
 /** Everything asked for since the last reset: dropped and aborted together. */
-interface Generation {
+interface Generation<T> {
   controller: AbortController;
   signal: AbortSignal;
   /** the writer's next block: the first one held */
@@ -41,16 +39,16 @@ interface Generation {
   /** the last block to ask for (the head the writer last planned with) */
   last: bigint;
   pending: number;
-  readonly slots: Map<bigint, Slot>;
+  readonly slots: Map<bigint, Slot<T>>;
 }
 
-export class BlockPrefetcher {
-  private generation: Generation | null = null;
+export class BlockPrefetcher<T> {
+  private generation: Generation<T> | null = null;
   /** resolved when any fetch settles: what a waiting take() wakes on */
   private settled: { promise: Promise<void>; resolve: () => void } = newSignal();
 
   constructor(
-    private readonly options: BlockPrefetcherOptions,
+    private readonly options: BlockPrefetcherOptions<T>,
     /** the run's signal: stopping ends every fetch */
     private readonly stop: AbortSignal,
   ) {}
@@ -60,7 +58,7 @@ export class BlockPrefetcher {
    * comes first), and as many more as are ready now, up to `most`. A fetch that failed throws
    * here when the writer reaches its block, and the caller resets.
    */
-  async take(from: bigint, head: bigint, least: number, most: number): Promise<FetchedBlock[]> {
+  async take(from: bigint, head: bigint, least: number, most: number): Promise<T[]> {
     let generation = this.generation;
     if (generation === null || generation.first !== from) generation = this.restart(from);
     // a lower head (a shorter branch) does not drop blocks already held: the link check and
@@ -92,7 +90,7 @@ export class BlockPrefetcher {
     this.generation = null;
   }
 
-  private restart(from: bigint): Generation {
+  private restart(from: bigint): Generation<T> {
     this.reset();
     const controller = new AbortController();
     const signal = AbortSignal.any([this.stop, controller.signal]);
@@ -104,8 +102,8 @@ export class BlockPrefetcher {
     return this.generation;
   }
 
-  private hand(generation: Generation, from: bigint, count: bigint): FetchedBlock[] {
-    const blocks: FetchedBlock[] = [];
+  private hand(generation: Generation<T>, from: bigint, count: bigint): T[] {
+    const blocks: T[] = [];
     for (let n = from; n < from + count; n++) {
       blocks.push(generation.slots.get(n)!.block!);
       generation.slots.delete(n);
@@ -116,12 +114,12 @@ export class BlockPrefetcher {
   }
 
   /** Asks for the next blocks while the budget and the window allow. */
-  private topUp(generation: Generation): void {
+  private topUp(generation: Generation<T>): void {
     const inFlight = Math.max(1, this.options.inFlight());
     const limit = generation.first + BigInt(Math.max(1, this.options.window()));
     while (generation.pending < inFlight && generation.next <= generation.last && generation.next < limit && !generation.signal.aborted) {
       const block = generation.next++;
-      const slot: Slot = {};
+      const slot: Slot<T> = {};
       generation.slots.set(block, slot);
       generation.pending++;
       this.options.fetch(block, generation.signal).then(
@@ -131,7 +129,7 @@ export class BlockPrefetcher {
     }
   }
 
-  private done(generation: Generation, record: () => void): void {
+  private done(generation: Generation<T>, record: () => void): void {
     generation.pending--;
     if (this.generation !== generation) return;
     record();

@@ -14,7 +14,7 @@ import { negativeBalances } from '../db/queries/write-balances.js';
 import { consensusHashes, indexedBlock, setHeadBlock } from '../db/queries/progress.js';
 import { clearIndexerFailure, recordIndexerFailure, type IndexerFailure } from '../db/queries/indexer-status.js';
 import { RpcError } from '../rpc/errors.js';
-import { transformBatch, findLinkBreak, type FetchedBlock, type IndexBatch, type TransformOptions } from './transform.js';
+import { digestBlock, transformBatch, findLinkBreak, type DigestedBlock, type IndexBatch, type TransformOptions } from './transform.js';
 import { BlockPrefetcher } from './block-prefetcher.js';
 import { HeadPoller } from './head-poller.js';
 import { pruneHistory, pruneRecordedChanges, writeBatch } from './write-batch.js';
@@ -245,27 +245,26 @@ export class ChainIndexer {
    * The batch starting at `from`: the blocks fetched ahead of it, at least `minBatchBlocks` (or
    * to the head) and as many more as are ready, up to the range size the writer aims at.
    */
-  private async take(prefetcher: BlockPrefetcher, from: bigint, head: bigint): Promise<IndexBatch> {
+  private async take(prefetcher: BlockPrefetcher<DigestedBlock>, from: bigint, head: bigint): Promise<IndexBatch> {
     const blocks = await prefetcher.take(from, head, this.minBatchBlocks, this.batchBlocks);
     return transformBatch(blocks, this.transformOptions(head));
   }
 
   /**
-   * The transform's settings for a batch below `head`. Overridden only by bench:index's
-   * baseline without the balance history (bench/lib/indexer-without-history.ts): no option here
-   * turns the history off, since answers at a past block would then be wrong.
+   * The settings for a batch below `head` (those of each block's digest are in fetchBlock).
+   * Overridden only by bench:index's baseline without the balance history
+   * (bench/lib/indexer-without-history.ts): no option here turns the history off, since answers
+   * at a past block would then be wrong.
    */
   protected transformOptions(head: bigint): TransformOptions {
-    return {
-      chainId: this.chain.chainId,
-      wrappedNativeTokens: this.wrapped.set,
-      recordAbove: head - BigInt(this.chain.reorgWindow),
-      ensRegistry: ensRegistryFor(this.chain.chainId, this.chain.ens),
-    };
+    return { recordAbove: head - BigInt(this.chain.reorgWindow) };
   }
 
-  /** One block with its receipts, traces (when the node has them) and uncles. */
-  private async fetchBlock(number: bigint, signal: AbortSignal): Promise<FetchedBlock> {
+  /**
+   * One block with its receipts, traces (when the node has them) and uncles, digested at once
+   * (transform.ts digestBlock): what waits in the fetch window is the digest, not the raw block.
+   */
+  private async fetchBlock(number: bigint, signal: AbortSignal): Promise<DigestedBlock> {
     // both probes answered before any call goes out (and side by side: one round trip): a
     // block's calls and its trace then leave in the same tick, in block order. Otherwise every
     // trace call of the window was sent before the first block's, spending the rate on them.
@@ -282,7 +281,10 @@ export class ChainIndexer {
     const uncles = await fetchUncles(this.rpc, fetched.block, { signal });
     // before the block is handed over: its transform must know the wrapped tokens it emits
     await this.wrapped.learnFrom(fetched.receipts.flatMap((r) => r.logs), number);
-    return { ...fetched, traces, uncles };
+    return digestBlock(
+      { ...fetched, traces, uncles },
+      { chainId: this.chain.chainId, wrappedNativeTokens: this.wrapped.set, ensRegistry: ensRegistryFor(this.chain.chainId, this.chain.ens) },
+    );
   }
 
   /** Detected once per chain; blocks fetched concurrently share the one probe. */

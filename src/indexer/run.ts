@@ -9,6 +9,7 @@ import { chainKindTasks } from '../chains/index.js';
 import type { IndexerMetrics } from './metrics.js';
 import { progressReporter } from './progress.js';
 import type { Logger } from './reorg.js';
+import { boundHeapGrowth } from './heap-growth.js';
 
 export interface IndexerHandle {
   /** settles when every chain's loop has ended (after stop), or rejects on the first fatal error */
@@ -32,6 +33,7 @@ export interface IndexersOptions {
 
 /** Starts one pipeline and one enrichment loop per chain, all in this process. */
 export function startIndexers(db: Database, chains: readonly ChainConfig[], logger: Logger, options: IndexersOptions = {}): IndexerHandle {
+  boundHeapGrowth();
   const controller = new AbortController();
   const signal = controller.signal;
   // every in-flight RPC call and wait listens on this one signal

@@ -36,14 +36,17 @@ export interface IndexBatch {
   ens?: { registry: Hex; events: EnsEvent[]; reverse: ReverseNode[] };
 }
 
-export interface TransformOptions {
+export interface DigestOptions {
   chainId: number;
   /** WETH-like contracts whose Deposit/Withdrawal events mint and burn */
   wrappedNativeTokens: ReadonlySet<string>;
-  /** blocks above this number keep per-block deltas (the reorg window) */
-  recordAbove: bigint;
   /** the ENS registry whose names the chain follows (config `ens`), if any */
   ensRegistry?: Hex | null;
+}
+
+export interface TransformOptions {
+  /** blocks above this number keep per-block deltas (the reorg window) */
+  recordAbove: bigint;
   /** per-block changes for the balance history (default true; false only in bench:index's baseline, bench/lib/indexer-without-history.ts) */
   keepHistory?: boolean;
 }
@@ -80,7 +83,63 @@ class DeltaSum {
 /** A block with everything fetched for it. */
 export type FetchedBlock = BlockWithReceipts & { traces: BlockTraceSummary | null; uncles: readonly RpcBlock[] };
 
-export function transformBatch(fetched: readonly FetchedBlock[], options: TransformOptions): IndexBatch {
+/**
+ * What one block contributes to its batch, without the block, receipts and logs it came from.
+ * Blocks are digested as they arrive (block-prefetcher.ts holds these, not FetchedBlocks): the
+ * raw JSON-RPC objects, several times larger, then die young instead of waiting in the fetch
+ * window long enough to be promoted to V8's old generation, whose growth is what set the
+ * indexer's peak RSS (BENCHMARKS.md, memory).
+ */
+export interface DigestedBlock {
+  row: BlockRow;
+  /** the block's uncles, as header-only non-consensus rows */
+  uncles: BlockRow[];
+  transfers: number;
+  /** net change per (token, holder, token_id) within the block, in order of first appearance */
+  changes: BalanceDelta[];
+  /** token contracts first seen in the block, with the type their events imply */
+  tokens: Map<Hex, TokenType>;
+  /** holders, miners and token contracts */
+  addresses: Set<Hex>;
+  ens?: { registry: Hex; events: EnsEvent[]; reverse: ReverseNode[] };
+}
+
+export function digestBlock({ block, receipts, traces, uncles: blockUncles }: FetchedBlock, options: DigestOptions): DigestedBlock {
+  const registry = options.ensRegistry ?? null;
+  const row: BlockRow = { ...buildBlockRow(block, receipts, traces, { chainId: options.chainId }), chainFields: chainFieldsOf(block) };
+  const addresses = new Set<Hex>([row.miner]);
+  const uncles: BlockRow[] = [];
+  for (const uncle of blockUncles) {
+    const uncleRow: BlockRow = { ...buildUncleRow(uncle, { chainId: options.chainId }), chainFields: chainFieldsOf(uncle) };
+    uncles.push(uncleRow);
+    addresses.add(uncleRow.miner);
+  }
+  const tokens = new Map<Hex, TokenType>();
+  const sum = new DeltaSum();
+  const logs = receipts.flatMap((r) => r.logs);
+  const decoded: TokenTransfer[] = decodeTokenTransfers(logs, { wrappedNativeTokens: options.wrappedNativeTokens });
+  for (const t of decoded) {
+    if (!tokens.has(t.token)) tokens.set(t.token, t.tokenType);
+    addresses.add(t.token);
+    // Balances are per id only for ERC-1155; an ERC-721 balance is the count of NFTs held.
+    const id = t.tokenType === 'ERC-1155' ? t.tokenId : null;
+    sum.add(t.token, t.from, id, -t.value);
+    sum.add(t.token, t.to, id, t.value);
+    if (t.from !== ZERO_ADDRESS) addresses.add(t.from);
+    if (t.to !== ZERO_ADDRESS) addresses.add(t.to);
+  }
+  return {
+    row,
+    uncles,
+    transfers: decoded.length,
+    changes: sum.nonZero(),
+    tokens,
+    addresses,
+    ...(registry === null ? {} : { ens: { registry, ...decodeEnsEvents(receipts, registry) } }),
+  };
+}
+
+export function transformBatch(digested: readonly DigestedBlock[], options: TransformOptions): IndexBatch {
   const batch = new DeltaSum();
   const blockDeltas: IndexBatch['blockDeltas'] = [];
   const history: IndexBatch['history'] = (options.keepHistory ?? true) ? [] : null;
@@ -90,46 +149,30 @@ export function transformBatch(fetched: readonly FetchedBlock[], options: Transf
   const blocks: BlockRow[] = [];
   const uncles: BlockRow[] = [];
   let transfers = 0;
-  const registry = options.ensRegistry ?? null;
-  const ens = registry === null ? undefined : { registry, events: [] as EnsEvent[], reverse: [] as ReverseNode[] };
-  for (const { block, receipts, traces, uncles: blockUncles } of fetched) {
-    if (ens) {
-      const found = decodeEnsEvents(receipts, ens.registry);
-      ens.events.push(...found.events);
-      ens.reverse.push(...found.reverse);
+  let ens: IndexBatch['ens'];
+  for (const block of digested) {
+    const { row } = block;
+    if (block.ens) {
+      ens ??= { registry: block.ens.registry, events: [], reverse: [] };
+      ens.events.push(...block.ens.events);
+      ens.reverse.push(...block.ens.reverse);
     }
-    const row: BlockRow = { ...buildBlockRow(block, receipts, traces, { chainId: options.chainId }), chainFields: chainFieldsOf(block) };
     blocks.push(row);
-    addresses.add(row.miner);
-    for (const uncle of blockUncles) {
-      const uncleRow: BlockRow = { ...buildUncleRow(uncle, { chainId: options.chainId }), chainFields: chainFieldsOf(uncle) };
-      uncles.push(uncleRow);
-      addresses.add(uncleRow.miner);
+    uncles.push(...block.uncles);
+    for (const a of block.addresses) addresses.add(a);
+    for (const [token, type] of block.tokens) {
+      if (!tokens.has(token)) {
+        tokens.set(token, type);
+        tokenFirstBlock.set(token, row.number);
+      }
     }
+    transfers += block.transfers;
     // Per-block sums for the history; the blocks a rollback may undo also record them in the
     // reorg window's balance_changes (in a long backfill, almost none).
     const inWindow = row.number > options.recordAbove;
-    const perBlock = history !== null || inWindow ? new DeltaSum() : null;
-    const logs = receipts.flatMap((r) => r.logs);
-    const decoded: TokenTransfer[] = decodeTokenTransfers(logs, { wrappedNativeTokens: options.wrappedNativeTokens });
-    transfers += decoded.length;
-    for (const t of decoded) {
-      if (!tokens.has(t.token)) {
-        tokens.set(t.token, t.tokenType);
-        tokenFirstBlock.set(t.token, row.number);
-      }
-      addresses.add(t.token);
-      // Balances are per id only for ERC-1155; an ERC-721 balance is the count of NFTs held.
-      const id = t.tokenType === 'ERC-1155' ? t.tokenId : null;
-      const sent = -t.value;
-      batch.add(t.token, t.from, id, sent);
-      batch.add(t.token, t.to, id, t.value);
-      perBlock?.add(t.token, t.from, id, sent);
-      perBlock?.add(t.token, t.to, id, t.value);
-      if (t.from !== ZERO_ADDRESS) addresses.add(t.from);
-      if (t.to !== ZERO_ADDRESS) addresses.add(t.to);
-    }
-    for (const d of perBlock?.nonZero() ?? []) {
+    for (const d of block.changes) {
+      batch.add(d.token, d.holder, d.tokenId, d.delta);
+      if (history === null && !inWindow) continue;
       const change = { token: d.token, holder: d.holder, tokenId: d.tokenId, delta: d.delta, blockNumber: row.number };
       history?.push(change);
       if (inWindow) blockDeltas.push(change);
