@@ -3,12 +3,13 @@
  * Etherscan-style ones), judged against what the index holds: each route renders the refusals
  * in its own API's shape.
  */
-import type { Database } from '../db/client.js';
+import type { Queryable } from '../db/client.js';
 import type { Hex, TokenType } from '../db/rows.js';
-import { historyBounds, snapshotAt, type SnapshotSummary } from '../db/queries/holder-snapshots.js';
+import { historyBounds } from '../db/queries/balance-history.js';
+import { InvalidParameterError, notFound } from './http-error.js';
 
 export type PastBlock =
-  | { ok: true; tokenType: TokenType; snapshot: SnapshotSummary }
+  | { ok: true; tokenType: TokenType }
   /** above the indexed block: not known yet */
   | { ok: false; refusal: 'beyond-index'; indexed: bigint | null }
   /** below where history starts (the horizon, or the first block indexed) */
@@ -16,13 +17,13 @@ export type PastBlock =
   /** no such token, or the token's first event is after the block */
   | { ok: false; refusal: 'no-token' };
 
-/** The token's holders at `block`, from its snapshot (built on first use), or why not. */
-export async function pastBlockHolders(db: Database, chainId: number, token: Hex, block: bigint): Promise<PastBlock> {
+/** Whether the token's holders at `block` can be answered, or why not. */
+export async function checkPastBlock(db: Queryable, chainId: number, token: Hex, block: bigint): Promise<PastBlock> {
   const bounds = await historyBounds(db, chainId, token);
   if (bounds.indexed === null || block > bounds.indexed) return { ok: false, refusal: 'beyond-index', indexed: bounds.indexed };
   if (bounds.from === null || block < bounds.from) return { ok: false, refusal: 'below-history', from: bounds.from };
   if (bounds.tokenType === null || (bounds.tokenFirstBlock !== null && block < bounds.tokenFirstBlock)) return { ok: false, refusal: 'no-token' };
-  return { ok: true, tokenType: bounds.tokenType, snapshot: await snapshotAt(db, chainId, token, block) };
+  return { ok: true, tokenType: bounds.tokenType };
 }
 
 /** The 422 texts of the v2 routes (the reference has no such parameter: ours, in its wording's style). */
@@ -34,4 +35,12 @@ export function pastBlockDetail(block: bigint, refusal: Extract<PastBlock, { ok:
     return refusal.from === null ? `${block} is not indexed yet` : `${block} is below the kept balance history, which starts at block ${refusal.from}`;
   }
   return 'Not found';
+}
+
+/** The v2 routes' check of `block_number`: the token's type, or a 404 (no token then) or a 422. */
+export async function pastBlockOrRefuse(db: Queryable, chainId: number, token: Hex, block: bigint): Promise<TokenType> {
+  const past = await checkPastBlock(db, chainId, token, block);
+  if (past.ok) return past.tokenType;
+  if (past.refusal === 'no-token') throw notFound();
+  throw new InvalidParameterError([{ param: 'block_number', detail: pastBlockDetail(block, past) }]);
 }

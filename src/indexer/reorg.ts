@@ -9,11 +9,11 @@ import {
 } from '../db/queries/write-balances.js';
 import { changesFrom, consensusHashes, orphanBlocksAbove, setChangesFrom, setIndexedBlock } from '../db/queries/progress.js';
 import { balancesAt, settleBalances, withBalanceRepair } from './reconcile.js';
-import { forgetTokensWithoutBalances, putBalances } from '../db/queries/write-tokens.js';
+import { forgetTokensWithoutBalances, putBalances, refreshHolderCounts } from '../db/queries/write-tokens.js';
 import { recheckAddresses } from '../db/queries/write-addresses.js';
 import { releaseUncles } from '../db/queries/write-uncles.js';
-import { deleteHistoryAbove } from '../db/queries/write-history.js';
-import { deleteSnapshotsAbove } from '../db/queries/holder-snapshots.js';
+import { reopenIntervalsAbove } from '../db/queries/write-history.js';
+import { deleteSummariesAbove } from '../db/queries/balance-history.js';
 import type { BalanceRow } from '../db/rows.js';
 
 /** What the indexer logs through: pino's logger, or anything shaped like it. */
@@ -110,9 +110,9 @@ export async function rollBackTo(
     db.transaction(async (tx) => {
       const undo = await takeBalanceChangesAbove(tx, chainId, ancestor);
       const negative = exact ? await applyBalanceDeltas(tx, chainId, ancestor, undo.map((d) => ({ ...d, delta: -d.delta }))) : [];
-      // the orphaned blocks' history and the snapshots taken on them go in the same transaction
-      await deleteHistoryAbove(tx, chainId, ancestor);
-      await deleteSnapshotsAbove(tx, chainId, ancestor);
+      // the orphaned blocks' history and the counts taken on them go in the same transaction
+      await refreshHolderCounts(tx, chainId, await reopenIntervalsAbove(tx, chainId, ancestor));
+      await deleteSummariesAbove(tx, chainId, ancestor);
       if (!exact) await putBalances(tx, truth);
       await settleBalances(tx, chainId, negative, repaired);
       const { orphaned, uncles } = await orphanBlocksAbove(tx, chainId, ancestor);

@@ -56,8 +56,20 @@ describe.each(await availableEngines())('each v2 page is one index range scan on
        UNION SELECT $1::bigint, $2::bytea`,
       [CHAIN, Buffer.from(MINER.slice(2), 'hex')],
     );
+    // history: every third holder held a value before its current one, from block 1 to 10,
+    // as the balance write leaves it: the live row set at block 10, the old value an interval
+    await db.query(
+      `UPDATE token_balances SET block_number = 10 WHERE chain_id = $1 AND token = $2 AND (get_byte(holder, 19) + 256 * get_byte(holder, 18) + 65536 * get_byte(holder, 17)) % 3 = 1`,
+      [CHAIN, Buffer.from(TOKEN.slice(2), 'hex')],
+    );
+    await db.query(
+      `INSERT INTO balance_intervals (chain_id, token, holder, token_id, value, from_block, to_block)
+       SELECT $1, $2, decode(lpad(to_hex(i), 40, '0'), 'hex'), NULL, (i * 1000 + 1)::numeric, 1, 10
+       FROM generate_series(1, ${HOLDERS}, 3) i`,
+      [CHAIN, Buffer.from(TOKEN.slice(2), 'hex')],
+    );
     // as autovacuum leaves a table: statistics, and the visibility map index-only scans rely on
-    for (const table of ['token_balances', 'blocks', 'addresses']) await db.query(`VACUUM ANALYZE ${table}`);
+    for (const table of ['token_balances', 'balance_intervals', 'blocks', 'addresses']) await db.query(`VACUUM ANALYZE ${table}`);
   }, 300_000);
   afterAll(() => drop?.());
 
@@ -80,6 +92,34 @@ describe.each(await availableEngines())('each v2 page is one index range scan on
     const deepPlan = await planOf(db, deep, planner);
     expectOneIndexScan(deepPlan, 'token_balances_page');
     expectRangeFromCursor(deepPlan, 'token_balances_page', 'value');
+  });
+
+  it.each(PLANNERS)('holders at a past block, %s plan: one index-only range scan of each page index, cut at the page, at the top and at depth 100,000', async (planner) => {
+    const past = { kind: 'past' as const, block: 5n };
+    for (const after of [null, holdersAtDepth().after]) {
+      const plan = await planOf(db, holdersPageQuery({ chainId: CHAIN, token: TOKEN, after, limit: 51, source: past }), planner);
+      const types = plan.map((n) => n['Node Type']);
+      // the only Sort is the merge of the two cut lists (at most two pages of rows)
+      expect(types.filter((t) => t === 'Limit').length, JSON.stringify(types)).toBe(3);
+      expect(types.filter((t) => /Seq Scan|Bitmap/.test(t)), JSON.stringify(types)).toEqual([]);
+      for (const index of ['token_balances_page', 'balance_intervals_page']) {
+        const scans = plan.filter((n) => n['Index Name'] === index);
+        expect(scans.map((n) => n['Node Type']), index).toEqual(['Index Only Scan']);
+        if (after) expectRangeFromCursor(plan, index, 'value');
+      }
+    }
+  });
+
+  it("the pages at a past block are that block's: each holder once, the interval's value where one spans it", async () => {
+    const past = { kind: 'past' as const, block: 5n };
+    const { i, after } = holdersAtDepth();
+    const q = holdersPageQuery({ chainId: CHAIN, token: TOKEN, after, limit: 6, source: past });
+    const rows = await db.query<{ holder: string; value: string }>(q.text, q.args, { prepare: true, genericPlan: true });
+    // below row i in (value, holder) order: every holder j < i once, valued j*1000+1 where its
+    // interval (j ≡ 1 mod 3) spans block 5, j*1000 otherwise; the interval of row i itself is above the cursor
+    const expected = [];
+    for (let j = i - 1; expected.length < 6; j--) expected.push([j.toString(16).padStart(40, '0'), String(j * 1000 + (j % 3 === 1 ? 1 : 0))]);
+    expect(rows.map((r) => [r.holder, r.value])).toEqual(expected);
   });
 
   it.each(PLANNERS)("blocks-validated, %s plan: top page and a page at depth 100,000 of the miner's blocks", async (planner) => {

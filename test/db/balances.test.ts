@@ -35,9 +35,9 @@ describe.each(await availableEngines())('balance deltas on %s', (engine) => {
       [token.slice(2)],
     );
 
-  it('keeps the value after each block in the same statement, also for a balance that nets to zero over the batch', async () => {
+  it('keeps each replaced value as an interval in the same statement, also for a balance that nets to zero over the batch', async () => {
     // D gets 3 then 4 more; E (no earlier row) gets 7 and sends it all on within the batch,
-    // so its batch sum is 0: its per-block values still need its row's value
+    // so its batch sum is 0: its intervals still need its row's value
     const changes = [
       { token: HT, holder: D, tokenId: null, delta: 3n, blockNumber: 10n },
       { token: HT, holder: E, tokenId: null, delta: 7n, blockNumber: 10n },
@@ -45,19 +45,28 @@ describe.each(await availableEngines())('balance deltas on %s', (engine) => {
       { token: HT, holder: D, tokenId: null, delta: 4n, blockNumber: 12n },
     ];
     expect(await applyBlockChanges(db, CHAIN, 12n, changes)).toEqual([]);
-    // the expected values: each holder's running sum of its changes, block by block
-    const running = new Map<string, bigint>();
-    const expected = changes.map((c) => {
-      const v = (running.get(c.holder) ?? 0n) + c.delta;
-      running.set(c.holder, v);
-      return [c.holder, c.blockNumber.toString(), v.toString()];
-    });
-    const kept = await db.query<{ holder: string; block_number: string; value: string }>(
-      `SELECT '0x' || encode(holder, 'hex') AS holder, block_number::text, value::text FROM balance_history
+    // the expected history: each holder's running sum of its changes, block by block; a value
+    // lasts from its block to the holder's next change, the last one is the live row
+    const running = new Map<string, { value: bigint; block: bigint }>();
+    const intervals: string[][] = [];
+    for (const c of changes) {
+      const before = running.get(c.holder);
+      if (before && before.value > 0n) intervals.push([c.holder, before.value.toString(), before.block.toString(), c.blockNumber.toString()]);
+      running.set(c.holder, { value: (before?.value ?? 0n) + c.delta, block: c.blockNumber });
+    }
+    const kept = await db.query<{ holder: string; value: string; from_block: string; to_block: string }>(
+      `SELECT '0x' || encode(holder, 'hex') AS holder, value::text, from_block::text, to_block::text FROM balance_intervals
        WHERE token = decode($1, 'hex') AND holder = ANY(ARRAY[decode($2, 'hex'), decode($3, 'hex')])`,
       [HT.slice(2), D.slice(2), E.slice(2)],
     );
-    expect(kept.map((r) => [r.holder, r.block_number, r.value]).sort()).toEqual(expected.sort());
+    expect(kept.map((r) => [r.holder, r.value, r.from_block, r.to_block]).sort()).toEqual(intervals.sort());
+    const live = await db.query<{ holder: string; value: string; block_number: string }>(
+      "SELECT '0x' || encode(holder, 'hex') AS holder, value::text, block_number::text FROM token_balances WHERE token = decode($1, 'hex')",
+      [HT.slice(2)],
+    );
+    expect(live.map((r) => [r.holder, r.value, r.block_number]).sort()).toEqual(
+      [...running].map(([holder, v]) => [holder, v.value.toString(), v.block.toString()]).sort(),
+    );
   });
 
   it('adds deltas, keeps holder counts, reports negatives, and undoes exactly', async () => {

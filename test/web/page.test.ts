@@ -159,7 +159,7 @@ describe.skipIf(!haveChromium && !process.env.CI)('web page in Chromium', () => 
     // held the largest balance from block 5 and left at block 20: at block 10 there are 121
     await db.query('UPDATE chains SET history_from = 1 WHERE chain_id = $1', [CHAIN]);
     await db.query(
-      `INSERT INTO balance_history (chain_id, token, holder, token_id, block_number, value) VALUES ($1, $2, $3, NULL, 5, $4), ($1, $2, $3, NULL, 20, 0)`,
+      `INSERT INTO balance_intervals (chain_id, token, holder, token_id, value, from_block, to_block) VALUES ($1, $2, $3, NULL, $4, 5, 20)`,
       [CHAIN, Buffer.from(TOKEN.slice(2), 'hex'), Buffer.from(LEFT.slice(2), 'hex'), SUPPLY.toString()],
     );
     await setIndexedBlock(db, CHAIN, BigInt(BLOCKS));

@@ -6,8 +6,8 @@ import { ChainParams, errorResponses } from '../schemas/common.js';
 import { HoldersPage, HoldersQuery } from '../schemas/holders.js';
 import { holderView, holdersNextPageParams, holdersPageJson, type HoldersPageView } from '../views/holder.js';
 import { okSerializer } from '../ok-serializer.js';
-import { InvalidParameterError, notFound } from '../http-error.js';
-import { pastBlockDetail, pastBlockHolders } from '../past-block.js';
+import { notFound } from '../http-error.js';
+import { pastBlockOrRefuse } from '../past-block.js';
 
 const DEFAULT_PAGE_SIZE = 50;
 
@@ -32,17 +32,15 @@ function readCursor(q: HoldersQuery): Cursor {
 }
 
 /**
- * Where the list is read: the live balances, or with `block_number` the token's snapshot at that
- * block (built on first use). Refused as the reference refuses a bad parameter (422) above the
- * indexed block or below the kept history; a token that did not exist yet is a 404.
+ * Where the list is read: the live balances, or with `block_number` the balances at that block.
+ * Refused as the reference refuses a bad parameter (422) above the indexed block or below the
+ * kept history; a token that did not exist yet is a 404.
  */
 async function sourceOf(db: Database, chainId: number, token: Hex, blockNumber: number | undefined): Promise<HoldersSource> {
   if (blockNumber === undefined) return { kind: 'live' };
   const block = BigInt(blockNumber);
-  const past = await pastBlockHolders(db, chainId, token, block);
-  if (past.ok) return { kind: 'snapshot', block };
-  if (past.refusal === 'no-token') throw notFound();
-  throw new InvalidParameterError([{ param: 'block_number', detail: pastBlockDetail(block, past) }]);
+  await pastBlockOrRefuse(db, chainId, token, block);
+  return { kind: 'past', block };
 }
 
 export function holdersRoute(app: FastifyInstance, db: Database): void {

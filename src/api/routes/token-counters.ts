@@ -4,15 +4,16 @@ import type { Hex } from '../../db/rows.js';
 import { findToken } from '../../db/queries/holders.js';
 import { ChainParams } from '../schemas/common.js';
 import { TokenCounters, TokenCountersQuery } from '../schemas/tokens.js';
-import { InvalidParameterError, notFound } from '../http-error.js';
-import { pastBlockDetail, pastBlockHolders } from '../past-block.js';
+import { notFound } from '../http-error.js';
+import { pastBlockOrRefuse } from '../past-block.js';
+import { summaryAt } from '../../db/queries/balance-history.js';
 import { getRoutes } from './get-route.js';
 
 /**
  * The reference's token counters, so clients (the CLI export's progress bar) learn the holder
  * count without walking the list. Transfers are not stored, hence null. With `block_number`:
  * the holder count at that block, and an ERC-20's total supply there (the sum of its balances),
- * from the token's snapshot at that block, refused as the holders list refuses it.
+ * counted once per block and kept (balance-history.ts summaryAt), refused as the holders list refuses it.
  */
 export function tokenCountersRoute(app: FastifyInstance, db: Database): void {
   const get = getRoutes(app, { tags: ['tokens'], params: ChainParams, querystring: TokenCountersQuery });
@@ -23,13 +24,12 @@ export function tokenCountersRoute(app: FastifyInstance, db: Database): void {
       const address = request.params.address_hash_param.toLowerCase() as Hex;
       if (request.query.block_number !== undefined) {
         const block = BigInt(request.query.block_number);
-        const past = await pastBlockHolders(db, request.chain.chainId, address, block);
-        if (!past.ok && past.refusal === 'no-token') throw notFound();
-        if (!past.ok) throw new InvalidParameterError([{ param: 'block_number', detail: pastBlockDetail(block, past) }]);
+        const tokenType = await pastBlockOrRefuse(db, request.chain.chainId, address, block);
+        const summary = await summaryAt(db, request.chain.chainId, address, tokenType, block);
         return {
-          token_holders_count: past.snapshot.holderCount.toString(),
+          token_holders_count: summary.holderCount.toString(),
           transfers_count: null,
-          ...(past.tokenType === 'ERC-20' ? { total_supply: past.snapshot.total.toString() } : {}),
+          ...(tokenType === 'ERC-20' ? { total_supply: summary.total.toString() } : {}),
         };
       }
       const token = await findToken(db, request.chain.chainId, address);

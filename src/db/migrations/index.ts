@@ -19,6 +19,7 @@ import * as arbitrumSealedBatches from './019_arbitrum_sealed_batches.js';
 import * as addressTagsJson from './020_address_tags_json.js';
 import * as blockPageJson from './021_block_page_json.js';
 import * as tagsJsonChecksums from './022_tags_json_checksums.js';
+import * as balanceIntervals from './023_balance_intervals.js';
 
 export interface Migration {
   id: string;
@@ -49,4 +50,5 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: '020_address_tags_json', sql: addressTagsJson.sql },
   { id: '021_block_page_json', sql: blockPageJson.sql },
   { id: '022_tags_json_checksums', sql: tagsJsonChecksums.sql, after: tagsJsonChecksums.after },
+  { id: '023_balance_intervals', sql: balanceIntervals.sql },
 ];

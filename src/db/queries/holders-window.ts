@@ -26,7 +26,7 @@ export interface HoldersWindowParams {
 export function holdersWindowQuery(params: HoldersWindowParams) {
   const dir = params.sort === 'asc' ? 'ASC' : 'DESC';
   const args: unknown[] = [params.chainId, toBytea(params.token), params.limit, params.offset];
-  const { from, where } = holdersSourceSql(params.source, args);
+  const { from, where } = holdersSourceSql(params.source, args, { dir, keyset: () => '', rows: '($3::bigint + $4::bigint)' });
   const text = `SELECT encode(b.holder, 'hex') AS holder, b.value::text AS value
      FROM ${from}
      WHERE ${where}

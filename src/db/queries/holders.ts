@@ -1,6 +1,7 @@
 import type { Queryable } from '../client.js';
 import type { Hex, TokenType } from '../rows.js';
 import { fromHexText, toBytea } from '../hex.js';
+import { orderedHoldersAtSql, pageFilter, type OrderedStretch } from './holder-rows.js';
 import { addressLateralJoin, addressSelectColumns, readAddress, type AddressInfo, type AddressRowColumns } from './address-columns.js';
 
 /** Strictly-after position in (value DESC, holder DESC, token_id DESC) order. */
@@ -45,23 +46,21 @@ export async function findToken(db: Queryable, chainId: number, token: Hex): Pro
   };
 }
 
-// The WHERE clause repeats the partial index's predicate so the planner can use it
-// ($1 chain, $2 token); the Etherscan-style list reads the same index.
-export const PAGE_FILTER = `b.chain_id = $1 AND b.token = $2 AND b.value > 0
-  AND b.holder <> '\\x0000000000000000000000000000000000000000'::bytea`;
+/** The live holders' condition on alias b (holder-rows.ts); the Etherscan-style list and the supply read it too. */
+export const PAGE_FILTER = pageFilter('b');
 
-/** Where a list's rows come from: the live balances, or the materialized snapshot at a past block (holder-snapshots.ts). */
-export type HoldersSource = { kind: 'live' } | { kind: 'snapshot'; block: bigint };
+/** Where a list's rows come from: the live balances, or the balances at a past block. */
+export type HoldersSource = { kind: 'live' } | { kind: 'past'; block: bigint };
 
 /**
- * FROM and WHERE of a holders list over `source`, $1 chain and $2 token; a snapshot's block is
- * appended to `args`. Both read an index in (value DESC, holder DESC, token_id DESC) order.
+ * FROM and WHERE of a stretch of a holders list over `source` ($1 chain, $2 token), the
+ * cursor's condition included; a past block is appended to `args`. Either way rows come
+ * through indexes in (value, holder, token_id) order; the caller orders and cuts them again.
  */
-export function holdersSourceSql(source: HoldersSource | undefined, args: unknown[]): { from: string; where: string } {
-  if (source === undefined || source.kind === 'live') return { from: 'token_balances b', where: PAGE_FILTER };
+export function holdersSourceSql(source: HoldersSource | undefined, args: unknown[], stretch: OrderedStretch): { from: string; where: string } {
+  if (source === undefined || source.kind === 'live') return { from: 'token_balances b', where: `${PAGE_FILTER} ${stretch.keyset('b')}` };
   args.push(source.block.toString());
-  // snapshot rows are positive and never the zero address: no filter step either
-  return { from: 'holder_snapshot_rows b', where: `b.chain_id = $1 AND b.token = $2 AND b.block_number = $${args.length}` };
+  return { from: `${orderedHoldersAtSql(`$${args.length}::bigint`, stretch)} b`, where: 'true' };
 }
 
 export interface HoldersPageParams {
@@ -79,24 +78,24 @@ export interface HoldersPageParams {
  */
 export function holdersPageQuery(params: HoldersPageParams) {
   const args: unknown[] = [params.chainId, toBytea(params.token), params.limit];
-  const { from, where } = holdersSourceSql(params.source, args);
-  let keyset = '';
+  let keyset = (_alias: string) => '';
   if (params.after) {
     const at = args.length;
     args.push(params.after.value.toString(), toBytea(params.after.holder));
     if (params.after.tokenId !== undefined) {
       args.push(params.after.tokenId.toString());
-      keyset = `AND (b.value, b.holder, b.token_id) < ($${at + 1}::numeric, $${at + 2}::bytea, $${at + 3}::numeric)`;
+      keyset = (a) => `AND (${a}.value, ${a}.holder, ${a}.token_id) < ($${at + 1}::numeric, $${at + 2}::bytea, $${at + 3}::numeric)`;
     } else {
-      keyset = `AND (b.value, b.holder) < ($${at + 1}::numeric, $${at + 2}::bytea)`;
+      keyset = (a) => `AND (${a}.value, ${a}.holder) < ($${at + 1}::numeric, $${at + 2}::bytea)`;
     }
   }
+  const { from, where } = holdersSourceSql(params.source, args, { dir: 'DESC', keyset, rows: '$3' });
   const text = `SELECT encode(b.holder, 'hex') AS holder, b.token_id::text AS token_id, b.value::text AS value,
             (SELECT t.type FROM tokens t WHERE t.chain_id = $1 AND t.address = $2) AS token_type,
             ${addressSelectColumns}
      FROM ${from}
      ${addressLateralJoin('b.holder', '$1')}
-     WHERE ${where} ${keyset}
+     WHERE ${where}
      ORDER BY b.value DESC, b.holder DESC, b.token_id DESC
      LIMIT $3`;
   return { text, args };
@@ -118,9 +117,8 @@ export async function holdersPage(db: Queryable, params: HoldersPageParams): Pro
   const rows = await db.query<{ holder: string; token_id: string | null; value: string; token_type: TokenType | null } & AddressRowColumns>(
     text,
     args,
-    // the live list's generic plan is held by test/api/explain.test.ts; a snapshot's rows are
-    // built on first use, so its statement is left to plan with what the table holds then
-    { prepare: true, genericPlan: params.source === undefined || params.source.kind === 'live' },
+    // the generic plans are held by test/api/explain.test.ts
+    { prepare: true, genericPlan: true },
   );
   const first = rows[0];
   // Balances are written with their token's row in one transaction, so a row without a

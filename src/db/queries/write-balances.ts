@@ -2,7 +2,7 @@ import type { Queryable } from '../client.js';
 import type { BalanceRow, Hex } from '../rows.js';
 import { fromHexText, hexArray, tokenIdText, ZERO_ADDRESS_BYTEA } from '../hex.js';
 import { refreshHolderCounts } from './write-tokens.js';
-import { recordHistoryValues } from './write-history.js';
+import { closeIntervals, SET_ABSOLUTE } from './write-history.js';
 
 /** Net change of one (token, holder, token_id) balance over a batch of blocks. */
 export interface BalanceDelta {
@@ -46,7 +46,8 @@ export function applyBalanceDeltas(db: Queryable, chainId: number, blockNumber: 
 
 /**
  * Applies a batch's per-block changes (unique per key and block) to current balances and, in
- * the same statement, keeps the value after each block in balance_history (balanceWriteSql).
+ * the same statement, keeps the values they replaced as intervals in balance_intervals
+ * (balanceWriteSql).
  * Returns the rows that went negative.
  */
 export function applyBlockChanges(db: Queryable, chainId: number, blockNumber: bigint, changes: readonly BlockDelta[]): Promise<BalanceKey[]> {
@@ -57,27 +58,33 @@ export function applyBlockChanges(db: Queryable, chainId: number, blockNumber: b
  * One statement: sums the changes per key, adds the sums to current balances and keeps holder
  * counts in step (a row crossing from ≤ 0 to > 0 adds a holder, the reverse removes one;
  * ERC-1155 counts distinct addresses, so its touched tokens are recounted after it). With
- * `history`, the upsert's RETURNING (each balance's new value) also gives every change's value
- * after its block: the new value minus what the batch's later blocks added (a window sum per
- * key), inserted into balance_history by a second data-modifying CTE, so token_balances is not
- * read back and no value passes through a number. Keys whose changes net to zero over the batch
- * are upserted too (value + 0): their per-block values need the row's value.
+ * `history`, each live row takes the exact block of its last change, and every change closes
+ * the interval of the value before it (migration 023): that value is the upsert's new value
+ * minus what the change's block and the batch's later blocks added (a window sum per key), and
+ * it started at the key's previous change in the batch or, for its first, at the row's previous
+ * block, which the upsert's SET leaves in prev_block for RETURNING. So token_balances is not
+ * read back, and no value passes through a number. Keys whose changes net to zero over the
+ * batch are upserted too (value + 0): their intervals need the row's value.
  */
 function balanceWriteSql(history: boolean): string {
   return `WITH d AS (
        SELECT decode(u.token, 'hex') AS token, decode(u.holder, 'hex') AS holder, u.token_id, u.block_number, u.delta
        FROM ${BLOCK_DELTAS}
      ), net AS (
-       ${history ? 'SELECT token, holder, token_id, sum(delta) AS delta FROM d GROUP BY token, holder, token_id' : 'SELECT token, holder, token_id, delta FROM d'}
+       ${
+         history
+           ? 'SELECT token, holder, token_id, sum(delta) AS delta, max(block_number) AS block_number FROM d GROUP BY token, holder, token_id'
+           : 'SELECT token, holder, token_id, delta, $7::bigint AS block_number FROM d'
+       }
      ), up AS (
        INSERT INTO token_balances AS b (chain_id, token, holder, token_id, value, block_number)
-       SELECT $1, net.token, net.holder, net.token_id, net.delta, $7 FROM net
+       SELECT $1, net.token, net.holder, net.token_id, net.delta, net.block_number FROM net
        -- in key order consecutive rows land on the same index pages: ~25% faster than the
        -- order transfers came in (BENCHMARKS.md)
        ORDER BY net.token, net.holder, net.token_id
        ON CONFLICT ON CONSTRAINT token_balances_key
-       DO UPDATE SET value = b.value + excluded.value, block_number = excluded.block_number
-       RETURNING b.token, b.holder, b.token_id, b.value
+       DO UPDATE SET value = b.value + excluded.value, prev_block = b.block_number, block_number = excluded.block_number
+       RETURNING b.token, b.holder, b.token_id, b.value, b.prev_block
      ), moved AS (
        SELECT up.token, sum(CASE WHEN up.value > 0 AND up.value - net.delta <= 0 THEN 1
                                  WHEN up.value <= 0 AND up.value - net.delta > 0 THEN -1 ELSE 0 END) AS change
@@ -89,19 +96,21 @@ function balanceWriteSql(history: boolean): string {
        RETURNING 1
      )${
        history
-         ? `, kept AS (
-       INSERT INTO balance_history AS h (chain_id, token, holder, token_id, block_number, value)
-       SELECT $1, d.token, d.holder, d.token_id, d.block_number,
-              up.value - coalesce(sum(d.delta) OVER (PARTITION BY d.token, d.holder, d.token_id ORDER BY d.block_number DESC
-                                                     ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)
+         ? `, closed AS (
+       SELECT d.token, d.holder, d.token_id, d.block_number AS to_block,
+              up.value - sum(d.delta) OVER (PARTITION BY d.token, d.holder, d.token_id ORDER BY d.block_number DESC
+                                            ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS value,
+              coalesce(lead(d.block_number) OVER (PARTITION BY d.token, d.holder, d.token_id ORDER BY d.block_number DESC),
+                       up.prev_block) AS from_block
        FROM d JOIN up ON up.token = d.token AND up.holder = d.holder AND up.token_id IS NOT DISTINCT FROM d.token_id
-       -- the window's order: key order again, for the index pages
-       ORDER BY d.token, d.holder, d.token_id, d.block_number DESC
-       -- A plain insert, no ON CONFLICT (which probes the unique index once more per row: the
-       -- insert took ~1.8x as long with it): the batch's blocks are above the indexed block,
-       -- and no history row is ever above it (values set from balanceOf are at or below it,
-       -- a rollback deletes the rows above its ancestor), so a conflict would be a defect,
-       -- refused loudly by balance_history_key rather than overwritten.
+     ), kept AS (
+       INSERT INTO balance_intervals (chain_id, token, holder, token_id, value, from_block, to_block)
+       SELECT $1, c.token, c.holder, c.token_id, c.value, c.from_block, c.to_block FROM closed c
+       -- only positive values answer anything (a balance without an interval at N is 0 there);
+       -- a row first written in the batch has no previous block
+       WHERE c.value > 0 AND c.from_block < c.to_block AND c.holder <> ${ZERO_ADDRESS_BYTEA}
+       -- key order again, for the key index's pages
+       ORDER BY c.token, c.holder, c.token_id, c.to_block
      )`
          : ''
      }
@@ -118,9 +127,10 @@ async function writeBalanceChanges(
   history: boolean,
 ): Promise<BalanceKey[]> {
   if (changes.length === 0) return [];
+  // (with history each row's block comes from its changes: the statement has no $7)
   const negative = await db.query<{ token: string; holder: string; token_id: string | null }>(
     history ? BALANCE_WRITE.history : BALANCE_WRITE.plain,
-    [chainId, ...blockDeltaArrays(changes), blockNumber.toString()],
+    history ? [chainId, ...blockDeltaArrays(changes)] : [chainId, ...blockDeltaArrays(changes), blockNumber.toString()],
   );
   await recountMultiTokenHolders(db, chainId, [...new Set(changes.filter((d) => d.tokenId !== null).map((d) => d.token))]);
   return negative.map((r) => ({ token: fromHexText(r.token), holder: fromHexText(r.holder), tokenId: r.token_id === null ? null : BigInt(r.token_id) }));
@@ -134,6 +144,7 @@ async function writeBalanceChanges(
  */
 export async function setBalances(db: Queryable, chainId: number, rows: readonly BalanceRow[]): Promise<void> {
   if (rows.length === 0) return;
+  await closeIntervals(db, chainId, rows);
   await db.query(
     `WITH d AS (
        SELECT decode(u.token, 'hex') AS token, decode(u.holder, 'hex') AS holder, u.token_id, u.value, u.block_number
@@ -147,7 +158,7 @@ export async function setBalances(db: Queryable, chainId: number, rows: readonly
      ), up AS (
        INSERT INTO token_balances AS b (chain_id, token, holder, token_id, value, block_number)
        SELECT $1, d.token, d.holder, d.token_id, d.value, d.block_number FROM d ORDER BY d.token, d.holder, d.token_id
-       ON CONFLICT ON CONSTRAINT token_balances_key DO UPDATE SET value = excluded.value, block_number = excluded.block_number
+       ON CONFLICT ON CONSTRAINT token_balances_key DO UPDATE SET ${SET_ABSOLUTE}
      ), moved AS (
        SELECT token, sum(CASE WHEN next > 0 AND before <= 0 THEN 1 WHEN next <= 0 AND before > 0 THEN -1 ELSE 0 END) AS change
        FROM prev GROUP BY token
@@ -163,7 +174,6 @@ export async function setBalances(db: Queryable, chainId: number, rows: readonly
       rows.map((r) => r.blockNumber.toString()),
     ],
   );
-  await recordHistoryValues(db, chainId, rows);
   await recountMultiTokenHolders(db, chainId, [...new Set(rows.filter((r) => r.tokenId !== null).map((r) => r.token))]);
 }
 

@@ -1,7 +1,7 @@
 import type { Queryable } from '../client.js';
 import type { BalanceRow, TokenRow } from '../rows.js';
 import { hexArray } from '../hex.js';
-import { recordHistoryValues } from './write-history.js';
+import { closeIntervals, SET_ABSOLUTE } from './write-history.js';
 
 /** Inserts tokens; metadata already known is kept when a later lookup returns nothing. */
 export async function upsertTokens(db: Queryable, tokens: readonly TokenRow[]): Promise<void> {
@@ -30,12 +30,14 @@ export async function upsertTokens(db: Queryable, tokens: readonly TokenRow[]): 
 /** Sets absolute balances (seeding, reconciliation with balanceOf); holder counts follow. */
 export async function putBalances(db: Queryable, balances: readonly BalanceRow[]): Promise<void> {
   if (balances.length === 0) return;
+  // (seeding and deep-reorg resets: one chain per call, as every caller writes)
+  await closeIntervals(db, balances[0]!.chainId, balances);
   await db.query(
-    `INSERT INTO token_balances (chain_id, token, holder, token_id, value, block_number)
+    `INSERT INTO token_balances AS b (chain_id, token, holder, token_id, value, block_number)
      SELECT u.chain_id, decode(u.token, 'hex'), decode(u.holder, 'hex'), u.token_id, u.value, u.block_number
      FROM unnest($1::bigint[], $2::text[], $3::text[], $4::numeric[], $5::numeric[], $6::bigint[])
        AS u(chain_id, token, holder, token_id, value, block_number)
-     ON CONFLICT ON CONSTRAINT token_balances_key DO UPDATE SET value = excluded.value, block_number = excluded.block_number`,
+     ON CONFLICT ON CONSTRAINT token_balances_key DO UPDATE SET ${SET_ABSOLUTE}`,
     [
       balances.map((b) => b.chainId),
       hexArray(balances.map((b) => b.token)),
@@ -45,8 +47,6 @@ export async function putBalances(db: Queryable, balances: readonly BalanceRow[]
       balances.map((b) => b.blockNumber.toString()),
     ],
   );
-  // (seeding and deep-reorg resets: one chain per call, as every caller writes)
-  await recordHistoryValues(db, balances[0]!.chainId, balances);
   await refreshHolderCounts(db, balances[0]!.chainId, [...new Set(balances.map((b) => b.token))]);
 }
 

@@ -1,7 +1,7 @@
 import type { Database } from '../../../db/client.js';
-import type { Hex } from '../../../db/rows.js';
-import { historyBounds } from '../../../db/queries/holder-snapshots.js';
-import { pastBlockHolders, type PastBlock } from '../../past-block.js';
+import type { Hex, TokenType } from '../../../db/rows.js';
+import { historyBounds } from '../../../db/queries/balance-history.js';
+import { checkPastBlock } from '../../past-block.js';
 import { EtherscanError, TEXT } from './envelope.js';
 import { integerParam, type EtherscanQuery } from './params.js';
 
@@ -21,10 +21,10 @@ export async function checkHistoryBlock(db: Database, chainId: number, token: He
   if (bounds.from === null || block < bounds.from) refuse('below-history');
 }
 
-/** The token's snapshot at `block`, null when there was no such token then; refusals thrown. */
-export async function snapshotOrRefuse(db: Database, chainId: number, token: Hex, block: bigint): Promise<Extract<PastBlock, { ok: true }> | null> {
-  const past = await pastBlockHolders(db, chainId, token, block);
-  if (past.ok) return past;
+/** The token's type if history answers for it at `block`, null when there was no such token then; refusals thrown. */
+export async function pastTokenOrRefuse(db: Database, chainId: number, token: Hex, block: bigint): Promise<TokenType | null> {
+  const past = await checkPastBlock(db, chainId, token, block);
+  if (past.ok) return past.tokenType;
   if (past.refusal === 'no-token') return null;
   return refuse(past.refusal);
 }

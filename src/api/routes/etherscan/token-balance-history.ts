@@ -1,4 +1,4 @@
-import { balanceAt } from '../../../db/queries/holder-snapshots.js';
+import { balanceAt } from '../../../db/queries/balance-history.js';
 import { balanceOfAction } from './balance-of.js';
 import { TEXT } from './envelope.js';
 import { integerParam } from './params.js';
@@ -6,7 +6,7 @@ import { checkHistoryBlock } from './past-block.js';
 
 /**
  * module=account&action=tokenbalancehistory: what balanceOf(address) returned at the end of
- * block `blockno`, from the kept history (one backward probe of balance_history_key). "0" for
+ * block `blockno`, from the kept history (the live row, or one probe of balance_intervals_key). "0" for
  * none, as tokenbalance answers now; refused above the indexed block and below the kept history.
  */
 export const tokenBalanceHistory = balanceOfAction({

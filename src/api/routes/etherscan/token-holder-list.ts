@@ -2,7 +2,7 @@ import { findToken } from '../../../db/queries/holders.js';
 import { holdersWindow } from '../../../db/queries/holders-window.js';
 import { EMPTY, noRecords, ok, TEXT } from './envelope.js';
 import { addressParam, pageWindow, PAGING_PARAMETERS } from './params.js';
-import { optionalBlockno, snapshotOrRefuse } from './past-block.js';
+import { optionalBlockno, pastTokenOrRefuse } from './past-block.js';
 import type { EtherscanAction } from './action.js';
 import type { HolderBalance } from '../../../db/queries/holders-window.js';
 
@@ -13,8 +13,7 @@ const holderRow = (r: HolderBalance) => ({ TokenHolderAddress: r.holder, TokenHo
  * one row per holder and token id, like that list). Any page may be read: each is one range
  * scan of token_balances_page that skips the rows before it, and a page past the token's
  * holder count is answered without one. An unknown token has no holders. With `blockno`, the
- * holders at that block, from the token's snapshot there (built on first use, then paged the
- * same way).
+ * holders at that block, paged the same way over the balances at that block.
  */
 export const tokenHolderList: EtherscanAction = {
   module: 'token',
@@ -26,9 +25,9 @@ export const tokenHolderList: EtherscanAction = {
     const window = pageWindow(query, { deep: true, sort: 'desc' });
     const block = optionalBlockno(query);
     if (block !== undefined) {
-      const past = await snapshotOrRefuse(db, chainId, token, block);
-      if (!past || BigInt(window.offset) >= past.snapshot.rowCount) return noRecords(EMPTY.records);
-      const rows = await holdersWindow(db, { chainId, token, ...window, source: { kind: 'snapshot', block } });
+      if ((await pastTokenOrRefuse(db, chainId, token, block)) === null) return noRecords(EMPTY.records);
+      const rows = await holdersWindow(db, { chainId, token, ...window, source: { kind: 'past', block } });
+      if (rows.length === 0) return noRecords(EMPTY.records);
       return ok(rows.map(holderRow));
     }
     if (window.offset > 0) {
