@@ -5,7 +5,8 @@
  *     validation, query, view, serialization) for the top page and deep pages of both operations,
  *     and the page query alone;
  *   - HTTP throughput under load (autocannon) against a bare Fastify route serving the same
- *     bytes from memory, so the ratio is what our code costs on this machine.
+ *     bytes from memory, so the ratio is what our code costs on this machine;
+ *   - holders at past blocks over a synthetic balance history (lib/history-bench.ts, issue 13).
  *
  *   npm run bench:api                      full size (loading takes minutes)
  *   npm run bench:api -- --tiny            20k holders, 20k blocks, 2 s of load (the test suite runs it)
@@ -20,6 +21,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildServer } from '../src/api/server.js';
 import { deepOverTopByWorkingSet } from './lib/depth-working-set.js';
+import { loadHistory, measureHistory } from './lib/history-bench.js';
 import { labelHolders, labelledOverPlain, loadTwinToken, type PagePair } from './lib/label-bench.js';
 import { phaseMedians, phaseRecorder, type PhaseSample } from './lib/phases.js';
 import { loadConfig } from '../src/config/config.js';
@@ -82,6 +84,8 @@ async function main() {
       runs.push(perTarget);
     }
     const labels = twinTargets === null ? null : await labelledOverPlain(app, twinTargets, phases, quiet, sizes, log);
+    await quiet.before('history');
+    const history = await measureHistory(app, url, size, { repeats: tiny ? 10 : 30, pages: tiny ? 5 : 30 }, log);
 
     const holdersTargets = targets.filter((t) => t.name.startsWith('holders'));
     const byWorkingSet = await deepOverTopByWorkingSet(app, phases, holdersTargets[0]!.paths, holdersTargets.slice(1), quiet, sizes, log);
@@ -122,6 +126,7 @@ async function main() {
       blocks_throughput_ratio_uncached: load.blocks_ratio_uncached,
       page_cache_ms: loadConfig({}, {}).api.pageCacheMs,
       ...(labels === null ? {} : { labels }),
+      history,
       note:
         'p50/p99 are the worst of the targets of each operation (top and deep pages), medians over runs; server-side time is reply.elapsedTime ' +
         'with the page cache off (every request reads the database); throughput_ratio is with the default page cache, throughput_ratio_uncached without',
@@ -182,6 +187,7 @@ async function prepareDatabase(): Promise<{ url: string; size: DataSize; drop: (
   const started = Date.now();
   try {
     await loadApiData(url, size, log);
+    await loadHistory(url, size, log);
     await withClient(url, (c) => c.query('CREATE TABLE bench_meta AS SELECT $1::jsonb AS size', [JSON.stringify(size)]));
   } catch (error) {
     await cleanup();

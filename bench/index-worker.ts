@@ -60,7 +60,7 @@ export interface WorkerResult {
   anvilCpuMs?: number;
   /** that time per statement (first words of its SQL), largest first */
   statements: Array<{ sql: string; calls: number; ms: number }>;
-  /** balance_history at the end: rows and bytes (table, its indexes) */
+  /** balance_intervals at the end: rows and bytes (table, its indexes) */
   history: { rows: number; tableBytes: number; indexBytes: number };
   profile: Awaited<ReturnType<typeof saveProfile>> | null;
 }
@@ -158,8 +158,8 @@ clearInterval(timer);
 const at = (fraction: number) => samples.find(([, , block]) => block >= Number(head) * fraction)?.[1] ?? Number.NaN;
 const [{ n }] = (await raw.query<{ n: string }>('SELECT count(*)::text AS n FROM token_balances WHERE value > 0')) as [{ n: string }];
 const [kept] = await raw.query<{ rows: string; table_bytes: string; index_bytes: string }>(
-  `SELECT (SELECT count(*) FROM balance_history)::text AS rows, pg_relation_size('balance_history')::text AS table_bytes,
-          pg_indexes_size('balance_history')::text AS index_bytes`,
+  `SELECT (SELECT count(*) FROM balance_intervals)::text AS rows, pg_relation_size('balance_intervals')::text AS table_bytes,
+          pg_indexes_size('balance_intervals')::text AS index_bytes`,
 );
 await db.close();
 

@@ -40,6 +40,10 @@ describe.runIf(await postgresAvailable())('benchmarks at tiny size', () => {
     // issue 11's comparison: both sides measured, on pages of each depth
     expect(positive(api.labels.labelled_over_plain)).toBe(true);
     expect(Object.keys(api.labels.runs[0].depths)).toEqual(['holders_top', expect.stringMatching(/^holders_depth_/), expect.stringMatching(/^holders_depth_/)]);
+    // issue 13: pages at past blocks over the synthetic history, and what a kept change costs
+    for (const key of ['first_page_cold_ms', 'first_page_warm_p50_ms', 'later_pages_p50_ms', 'small_first_page_cold_ms']) expect(positive(api.history[key]), key).toBe(true);
+    expect(api.history.storage.intervals).toBeGreaterThan(0);
+    expect(positive(api.history.storage.bytes_per_change_total)).toBe(true);
     // each page is one index range scan: no sort step at any depth (blocks-validated: index-only)
     for (const [name, e] of Object.entries(api.explain as Record<string, { plan: string[] }>)) {
       expect(e.plan.some((l) => /Index (Only )?Scan using token_balances_page|Index Only Scan using blocks_validated_page/.test(l)), name).toBe(true);
