@@ -16,7 +16,7 @@
 // token_balances.prev_block is where the upsert leaves a row's previous block, so RETURNING
 // gives the interval it closes without a second probe.
 //
-// holder_snapshots stays as a cache of the counts at a block (holder count, rows, total),
+// holder_snapshots stays as a cache of the counts at a block (holder count, total),
 // which are a pass over the token's holders at N; the snapshot rows go.
 export const sql = /* sql */ `
 ALTER TABLE token_balances ADD COLUMN prev_block bigint;
