@@ -40,6 +40,7 @@ import { childPid, procCpuMs } from './lib/cpu.js';
 import { logger, machineInfo, mergeResults, quietGates, resultsPath } from './lib/results.js';
 import { median, round } from './lib/stats.js';
 import type { WorkerConfig, WorkerResult } from './index-worker.js';
+import { bundleWorker } from './lib/worker-bundle.js';
 
 const { sizes, tiny, options } = readFlags(
   { transfers: 200_000, tokens: 50, holders: 20_000, perTx: 100, txsPerBlock: 2, miners: 8, runs: 3 },
@@ -49,6 +50,8 @@ const { sizes, tiny, options } = readFlags(
 const log = logger('bench:index');
 const command = `npm run bench:index${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
 const here = dirname(fileURLToPath(import.meta.url));
+/** the indexing child, run as compiled JavaScript (lib/worker-bundle.ts) */
+const worker = bundleWorker(here, 'index-worker.ts');
 const CHAIN_ID = 31337;
 /**
  * A paid provider 50 ms away: 8 requests in flight, 40 calls a request, 400 calls a second
@@ -442,9 +445,11 @@ async function indexRun(
   }
   try {
     const anvilBefore = await anvilCpuMs();
+    // (a profiled run keeps the sources, so its profile names our files)
+    const [workerFile, execArgv] = config.profile ? [join(here, 'index-worker.ts'), ['--import', 'tsx']] : [await worker, ['--enable-source-maps']];
     const result = await new Promise<WorkerResult>((resolve, reject) => {
-      const child = fork(join(here, 'index-worker.ts'), [JSON.stringify(config)], {
-        execArgv: ['--import', 'tsx'],
+      const child = fork(workerFile, [JSON.stringify(config)], {
+        execArgv,
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       });
       const timeout = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS);

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { summarize } from '../profile.js';
+import { summarize } from './profile-summary.js';
 import { RESULTS_DIR } from './results.js';
 
 /** Writes a profile beside the results (not committed) and returns its summary for the results file. */
