@@ -20,7 +20,8 @@ export interface HoldersWindowParams {
 
 /**
  * Rows `offset` … `offset + limit` of the holders list: one range scan of token_balances_page,
- * forwards or backwards, that skips `offset` index entries before it returns rows. Exported
+ * forwards or backwards, that skips `offset` index entries before it returns rows (at a past
+ * block, each page index gives its first `offset + limit` and the merge skips `offset`). Exported
  * so tests can EXPLAIN exactly what the API runs.
  */
 export function holdersWindowQuery(params: HoldersWindowParams) {

@@ -109,7 +109,7 @@ export interface HoldersPage {
 
 /**
  * One page of holders: a single range scan of token_balances_page from the cursor on, in
- * index order, whatever the depth. Only an empty page costs a second statement, to tell an
+ * index order, whatever the depth (at a past block, one of each page index, merged). Only an empty page costs a second statement, to tell an
  * unknown token from a page past the end.
  */
 export async function holdersPage(db: Queryable, params: HoldersPageParams): Promise<HoldersPage> {
