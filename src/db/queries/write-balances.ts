@@ -109,8 +109,8 @@ function balanceWriteSql(history: boolean): string {
        -- only positive values answer anything (a balance without an interval at N is 0 there);
        -- a row first written in the batch has no previous block
        WHERE c.value > 0 AND c.from_block < c.to_block AND c.holder <> ${ZERO_ADDRESS_BYTEA}
-       -- key order again, for the key index's pages
-       ORDER BY c.token, c.holder, c.token_id, c.to_block
+       -- key order again, for the key index's pages, in the window's order: no second sort
+       ORDER BY c.token, c.holder, c.token_id, c.to_block DESC
      )`
          : ''
      }
