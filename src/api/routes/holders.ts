@@ -4,7 +4,7 @@ import type { Hex } from '../../db/rows.js';
 import { findToken, holdersPage, type HoldersCursor, type HoldersSource } from '../../db/queries/holders.js';
 import { ChainParams, errorResponses } from '../schemas/common.js';
 import { HoldersPage, HoldersQuery } from '../schemas/holders.js';
-import { holderView, holdersNextPageParams, holdersPageJson, type HoldersPageView } from '../views/holder.js';
+import { holderRowView, holdersNextPageParams, holdersPageJson, type HoldersPageView } from '../views/holder.js';
 import { okSerializer } from '../ok-serializer.js';
 import { notFound } from '../http-error.js';
 import { pastBlockOrRefuse } from '../past-block.js';
@@ -81,7 +81,7 @@ export function holdersRoute(app: FastifyInstance, db: Database): void {
       const items = page.holders.slice(0, size);
       const last = items[items.length - 1];
       return {
-        items: items.map(holderView),
+        items: items.map(holderRowView),
         next_page_params:
           page.holders.length > size && last
             ? holdersNextPageParams(last, size, page.tokenType === 'ERC-1155', request.query.key, request.query.block_number)

@@ -3,7 +3,7 @@ import type { AddressObject } from '../schemas/address.js';
 import { checksum } from './checksum.js';
 
 /** `metadata` and `public_tags` of an address with no tags, as wire JSON. */
-const NO_TAGS = '"metadata":null,"public_tags":[]';
+export const NO_TAGS = '"metadata":null,"public_tags":[]';
 
 /**
  * The address object less `metadata` and `public_tags`, which stay the wire JSON the database
