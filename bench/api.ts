@@ -85,7 +85,7 @@ async function main() {
     }
     const labels = twinTargets === null ? null : await labelledOverPlain(app, twinTargets, phases, quiet, sizes, log);
     await quiet.before('history');
-    const history = await measureHistory(app, url, size, { repeats: tiny ? 10 : 30, pages: tiny ? 5 : 30 }, log);
+    const history = await measureHistory(app, db, url, size, { repeats: tiny ? 10 : 30, pages: tiny ? 5 : 30 }, log);
 
     const holdersTargets = targets.filter((t) => t.name.startsWith('holders'));
     const byWorkingSet = await deepOverTopByWorkingSet(app, phases, holdersTargets[0]!.paths, holdersTargets.slice(1), quiet, sizes, log);

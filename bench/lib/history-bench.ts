@@ -12,6 +12,9 @@
  * and the storage per kept balance change (an interval: heap, key, page and BRIN indexes).
  */
 import type { FastifyInstance } from 'fastify';
+import type { Database } from '../../src/db/client.js';
+import { holdersWindow } from '../../src/db/queries/holders-window.js';
+import type { Hex } from '../../src/db/rows.js';
 import { TEST_KEY } from '../../test/support/api.js';
 import { addressOf, CHAIN_ID, type DataSize } from './api-data.js';
 import { PAGE } from './api-targets.js';
@@ -64,7 +67,7 @@ export interface HistoryOptions {
 }
 
 /** Every figure at 10 / 50 / 90 % back; the server should run with the page cache off. */
-export async function measureHistory(app: FastifyInstance, url: string, size: DataSize, opts: HistoryOptions, log: (m: string) => void) {
+export async function measureHistory(app: FastifyInstance, db: Database, url: string, size: DataSize, opts: HistoryOptions, log: (m: string) => void) {
   const get = getter(app);
   const { big, small } = await withClient(url, async (c) => {
     const s = await c.query<{ a: string }>(
@@ -88,7 +91,7 @@ export async function measureHistory(app: FastifyInstance, url: string, size: Da
       later.push(page.ms);
       next = page.body.next_page_params;
     }
-    const deep = await deepPagesAt(url, big, block, Math.round(size.holders * 0.1), opts.pages);
+    const deep = await deepPagesAt(db, big, block, Math.round(size.holders * 0.1), opts.pages);
     const deepMs: number[] = [];
     for (const cursor of deep) deepMs.push((await get(path(big, 'holders', { ...cursor, block_number: block, items_count: PAGE }))).ms);
     const countersCold = await get(path(big, 'counters', { block_number: block }));
@@ -120,19 +123,10 @@ export async function measureHistory(app: FastifyInstance, url: string, size: Da
   };
 }
 
-/** Cursors `pages` pages apart from `depth` rows down the list at `block`, read once with OFFSET. */
-async function deepPagesAt(url: string, token: string, block: number, depth: number, pages: number) {
-  return withClient(url, async (c) => {
-    const rows = await c.query<{ value: string; holder: string }>(
-      `SELECT value::text, '0x' || encode(holder, 'hex') AS holder FROM (
-         SELECT value, holder FROM token_balances WHERE chain_id = $1 AND token = decode($2, 'hex') AND value > 0 AND block_number <= $3
-         UNION ALL
-         SELECT value, holder FROM balance_intervals WHERE chain_id = $1 AND token = decode($2, 'hex') AND from_block <= $3 AND to_block > $3
-       ) b ORDER BY value DESC, holder DESC OFFSET $4 LIMIT $5`,
-      [CHAIN_ID, token.slice(2), block, depth, pages * PAGE],
-    );
-    return rows.rows.filter((_, i) => i % PAGE === 0).map((r) => ({ value: r.value, address_hash: r.holder }));
-  });
+/** Cursors `pages` pages apart from `depth` rows down the list at `block`, read once with OFFSET as the Etherscan-style list reads it. */
+async function deepPagesAt(db: Database, token: Hex, block: number, depth: number, pages: number) {
+  const rows = await holdersWindow(db, { chainId: CHAIN_ID, token, offset: depth, limit: pages * PAGE, sort: 'desc', source: { kind: 'past', block: BigInt(block) } });
+  return rows.filter((_, i) => i % PAGE === 0).map((r) => ({ value: r.value.toString(), address_hash: r.holder }));
 }
 
 async function intervalStorage(url: string) {

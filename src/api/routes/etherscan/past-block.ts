@@ -1,6 +1,5 @@
 import type { Database } from '../../../db/client.js';
 import type { Hex, TokenType } from '../../../db/rows.js';
-import { historyBounds } from '../../../db/queries/balance-history.js';
 import { checkPastBlock } from '../../past-block.js';
 import { EtherscanError, TEXT } from './envelope.js';
 import { integerParam, type EtherscanQuery } from './params.js';
@@ -12,13 +11,6 @@ export function optionalBlockno(query: EtherscanQuery): bigint | undefined {
 
 function refuse(refusal: 'beyond-index' | 'below-history'): never {
   throw new EtherscanError(refusal === 'beyond-index' ? TEXT.historyBeyondIndex : TEXT.historyPruned);
-}
-
-/** Whether history answers at `block` (refused with that API's envelope otherwise). */
-export async function checkHistoryBlock(db: Database, chainId: number, token: Hex, block: bigint): Promise<void> {
-  const bounds = await historyBounds(db, chainId, token);
-  if (bounds.indexed === null || block > bounds.indexed) refuse('beyond-index');
-  if (bounds.from === null || block < bounds.from) refuse('below-history');
 }
 
 /** The token's type if history answers for it at `block`, null when there was no such token then; refusals thrown. */

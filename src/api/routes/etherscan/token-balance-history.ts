@@ -2,7 +2,7 @@ import { balanceAt } from '../../../db/queries/balance-history.js';
 import { balanceOfAction } from './balance-of.js';
 import { TEXT } from './envelope.js';
 import { integerParam } from './params.js';
-import { checkHistoryBlock } from './past-block.js';
+import { pastTokenOrRefuse } from './past-block.js';
 
 /**
  * module=account&action=tokenbalancehistory: what balanceOf(address) returned at the end of
@@ -15,7 +15,8 @@ export const tokenBalanceHistory = balanceOfAction({
   parameters: { blockno: 'the block' },
   async read({ db, chainId, query }, token, holder) {
     const block = integerParam(query, 'blockno', TEXT.blockNumber);
-    await checkHistoryBlock(db, chainId, token, block);
+    // refused above the indexed block or below the history; a token not there yet held nothing
+    if ((await pastTokenOrRefuse(db, chainId, token, block)) === null) return 0n;
     return balanceAt(db, chainId, token, holder, null, block);
   },
 });
