@@ -1,0 +1,254 @@
+/**
+ * Prototype for issue 14 item 1 (the backfill path), measured before it is built: what a
+ * balance change costs the database when it is written as today (one upsert per changed key,
+ * per batch, with the intervals it closes), against an append-only log folded in bulk.
+ *
+ *   npx tsx bench/prototypes/backfill-fold.ts [--engine postgres|pglite] [--folds 2] [--out file]
+ *
+ * The chain is synthetic, shaped like bench:index's (200,000 ERC-20 transfers over 50 tokens and
+ * 20,000 holders in 1,038 blocks, written in 12 batches; a fifth of them mints, the rest move
+ * half a holder's balance, so nothing goes negative). Both variants start from an empty
+ * migrated database and must end with the same balances, intervals and holder counts, which the
+ * run checks (a digest of each table) before it reports anything.
+ *
+ * - `today`: write-balances.ts applyBlockChanges, one transaction per batch.
+ * - `fold`: each batch appended, as its per-block changes, to an unindexed log table; every
+ *   `batches / folds` batches the log is folded: the intervals its changes close come from one
+ *   window pass over the log (joined to the live rows it continues), and token_balances is
+ *   rebuilt as a new table (the old rows merged with the log's sums, written without any index),
+ *   its four indexes built in bulk, then swapped in by rename; holder counts are recounted.
+ *   In a built design the rebuild is per chain (a partition per chain, attached in place of the
+ *   old one), so other chains' rows are neither copied nor locked for more than the swap.
+ *
+ * A prototype: its SQL is not the indexer's, and nothing in src/ uses it.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { openDatabase, type Database, type Queryable } from '../../src/db/client.js';
+import { migrate } from '../../src/db/migrate.js';
+import { applyBlockChanges, type BlockDelta } from '../../src/db/queries/write-balances.js';
+import { hexArray, ZERO_ADDRESS_BYTEA } from '../../src/db/hex.js';
+import type { Hex } from '../../src/db/rows.js';
+import { freshDatabase } from '../../test/support/databases.js';
+import { writeFileSync } from 'node:fs';
+
+const { values: args } = parseArgs({
+  options: { engine: { type: 'string', default: 'postgres' }, folds: { type: 'string', default: '2' }, out: { type: 'string' } },
+});
+const engine = args.engine === 'pglite' ? 'pglite' : 'postgres';
+const FOLDS = Number(args.folds);
+const SHAPE = { tokens: 50, holders: 20_000, transfers: 200_000, blocks: 1_038, batches: 12 } as const;
+const CHAIN = 1;
+
+/** mulberry32: the same chain on every run */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const address = (n: number, prefix: string) => `0x${prefix}${n.toString(16).padStart(40 - prefix.length, '0')}` as Hex;
+
+/** Per batch, the net change of each (token, holder) in each block: what transformBatch hands the writer. */
+function syntheticBatches(): BlockDelta[][] {
+  const rnd = random(42);
+  const perBlock = Array.from({ length: SHAPE.blocks }, () => new Map<string, BlockDelta>());
+  const balance = new Map<string, bigint>();
+  const change = (block: number, token: number, holder: number, delta: bigint) => {
+    const key = `${token}:${holder}`;
+    balance.set(key, (balance.get(key) ?? 0n) + delta);
+    const entry = perBlock[block]!.get(key);
+    if (entry) entry.delta += delta;
+    else perBlock[block]!.set(key, { token: address(token, 'aa'), holder: address(holder, 'bb'), tokenId: null, delta, blockNumber: BigInt(block + 1) });
+  };
+  for (let i = 0; i < SHAPE.transfers; i++) {
+    const block = Math.floor((i * SHAPE.blocks) / SHAPE.transfers);
+    const token = Math.floor(rnd() * SHAPE.tokens);
+    const to = Math.floor(rnd() * SHAPE.holders);
+    const from = Math.floor(rnd() * SHAPE.holders);
+    const held = balance.get(`${token}:${from}`) ?? 0n;
+    const mint = held === 0n || rnd() < 0.2;
+    const value = mint ? BigInt(Math.floor(rnd() * 1e6) + 1) * 10n ** 12n : held / 2n + 1n;
+    if (!mint) change(block, token, from, -value);
+    change(block, token, to, value);
+  }
+  const batches: BlockDelta[][] = [];
+  for (let k = 0; k < SHAPE.batches; k++) {
+    const slice = perBlock.slice(Math.floor((k * SHAPE.blocks) / SHAPE.batches), Math.floor(((k + 1) * SHAPE.blocks) / SHAPE.batches));
+    batches.push(slice.flatMap((m) => [...m.values()].filter((d) => d.delta !== 0n)));
+  }
+  return batches;
+}
+
+async function openEngine(): Promise<{ db: Database; close: () => Promise<void> }> {
+  if (engine === 'postgres') {
+    const fresh = await freshDatabase('postgres');
+    return { db: fresh.db, close: fresh.drop };
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'fold-proto-'));
+  const db = await openDatabase({ dataDir: dir });
+  await migrate(db);
+  return { db, close: async () => { await db.close(); await rm(dir, { recursive: true, force: true }); } };
+}
+
+async function seedTokens(db: Queryable) {
+  await db.query(
+    `INSERT INTO tokens (chain_id, address, type) SELECT $1, decode(a, 'hex'), 'ERC-20' FROM unnest($2::text[]) AS a`,
+    [CHAIN, hexArray(Array.from({ length: SHAPE.tokens }, (_, t) => address(t, 'aa')))],
+  );
+}
+
+const LOG_TABLE = `CREATE TABLE backfill_log (chain_id bigint NOT NULL, block_number bigint NOT NULL, token bytea NOT NULL,
+  holder bytea NOT NULL, token_id numeric(78,0), delta numeric(78,0) NOT NULL)`;
+
+async function appendToLog(db: Queryable, changes: readonly BlockDelta[]) {
+  await db.query(
+    `INSERT INTO backfill_log SELECT $1, u.block_number, decode(u.token, 'hex'), decode(u.holder, 'hex'), u.token_id, u.delta
+     FROM unnest($2::text[], $3::text[], $4::numeric[], $5::bigint[], $6::numeric[]) AS u(token, holder, token_id, block_number, delta)`,
+    [CHAIN, hexArray(changes.map((c) => c.token)), hexArray(changes.map((c) => c.holder)), changes.map(() => null),
+      changes.map((c) => c.blockNumber.toString()), changes.map((c) => c.delta.toString())],
+  );
+}
+
+/** The intervals the log's changes close: each change ends the value before it. */
+const FOLD_INTERVALS = `
+  INSERT INTO balance_intervals (chain_id, token, holder, token_id, value, from_block, to_block)
+  SELECT $1, token, holder, token_id, before, from_block, block_number FROM (
+    SELECT l.token, l.holder, l.token_id, l.block_number,
+           coalesce(b.value, 0) + sum(l.delta) OVER w - l.delta AS before,
+           coalesce(lag(l.block_number) OVER w, b.block_number) AS from_block
+    FROM backfill_log l
+    LEFT JOIN token_balances b ON b.chain_id = $1 AND b.token = l.token AND b.holder = l.holder AND b.token_id IS NOT DISTINCT FROM l.token_id
+    WHERE l.chain_id = $1
+    WINDOW w AS (PARTITION BY l.token, l.holder, l.token_id ORDER BY l.block_number)
+  ) c
+  WHERE before > 0 AND from_block < block_number AND holder <> ${ZERO_ADDRESS_BYTEA}
+  ORDER BY token, holder, token_id, block_number`;
+
+/** The live rows again, merged with the log's sums, into a table without indexes. */
+const FOLD_BALANCES = `
+  INSERT INTO token_balances_next (chain_id, token, holder, token_id, value, block_number, prev_block)
+  SELECT $1, coalesce(b.token, s.token), coalesce(b.holder, s.holder), coalesce(b.token_id, s.token_id),
+         coalesce(b.value, 0) + coalesce(s.delta, 0), coalesce(s.block_number, b.block_number), b.block_number
+  FROM (SELECT * FROM token_balances WHERE chain_id = $1) b
+  FULL JOIN (SELECT token, holder, token_id, sum(delta) AS delta, max(block_number) AS block_number
+             FROM backfill_log WHERE chain_id = $1 GROUP BY token, holder, token_id) s
+    ON s.token = b.token AND s.holder = b.holder AND coalesce(s.token_id, -1) = coalesce(b.token_id, -1)
+  ORDER BY 2, 3, 4`;
+
+/** Migrations 001, 002, 017, 023 build these on token_balances; built here in bulk on the new table. */
+const BALANCE_INDEXES = [
+  `ALTER TABLE token_balances_next ADD CONSTRAINT token_balances_key_next UNIQUE NULLS NOT DISTINCT (chain_id, token, holder, token_id)`,
+  `CREATE INDEX token_balances_page_next ON token_balances_next (chain_id, token, value DESC, holder DESC, token_id DESC)
+     INCLUDE (block_number) WHERE value > 0 AND holder <> ${ZERO_ADDRESS_BYTEA}`,
+  `CREATE INDEX token_balances_by_holder_next ON token_balances_next (chain_id, holder, token, token_id) INCLUDE (value) WHERE value > 0`,
+  `CREATE INDEX token_balances_negative_next ON token_balances_next (chain_id) WHERE value < 0`,
+];
+
+const SWAP = [
+  'DROP TABLE token_balances',
+  'ALTER TABLE token_balances_next RENAME TO token_balances',
+  'ALTER TABLE token_balances RENAME CONSTRAINT token_balances_key_next TO token_balances_key',
+  'ALTER INDEX token_balances_page_next RENAME TO token_balances_page',
+  'ALTER INDEX token_balances_by_holder_next RENAME TO token_balances_by_holder',
+  'ALTER INDEX token_balances_negative_next RENAME TO token_balances_negative',
+];
+
+const RECOUNT = `
+  UPDATE tokens t SET holder_count = coalesce(c.n, 0)
+  FROM tokens t2 LEFT JOIN (SELECT token, count(*) AS n FROM token_balances WHERE chain_id = $1 AND value > 0 AND holder <> ${ZERO_ADDRESS_BYTEA} GROUP BY token) c ON c.token = t2.address
+  WHERE t.chain_id = $1 AND t2.chain_id = t.chain_id AND t2.address = t.address`;
+
+type Phases = Record<string, number>;
+
+async function timed<T>(phases: Phases, name: string, work: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  const result = await work();
+  phases[name] = (phases[name] ?? 0) + performance.now() - started;
+  return result;
+}
+
+async function runToday(db: Database, batches: BlockDelta[][], phases: Phases) {
+  for (const batch of batches) {
+    await timed(phases, 'upsert_batches', () => db.transaction((tx) => applyBlockChanges(tx, CHAIN, 0n, batch).then(() => undefined)));
+  }
+}
+
+async function runFold(db: Database, batches: BlockDelta[][], phases: Phases) {
+  await db.exec(LOG_TABLE);
+  const every = Math.ceil(batches.length / FOLDS);
+  for (let k = 0; k < batches.length; k++) {
+    await timed(phases, 'log_append', () => db.transaction((tx) => appendToLog(tx, batches[k]!)));
+    if ((k + 1) % every !== 0 && k !== batches.length - 1) continue;
+    await db.transaction(async (tx) => {
+      await timed(phases, 'fold_intervals', () => tx.query(FOLD_INTERVALS, [CHAIN]));
+      await tx.query('CREATE TABLE token_balances_next (LIKE token_balances INCLUDING DEFAULTS)');
+      await timed(phases, 'fold_balances_unindexed', () => tx.query(FOLD_BALANCES, [CHAIN]));
+      await timed(phases, 'fold_index_builds', async () => {
+        for (const sql of BALANCE_INDEXES) await tx.query(sql);
+      });
+      await timed(phases, 'fold_swap', async () => {
+        for (const sql of SWAP) await tx.query(sql);
+      });
+      await timed(phases, 'fold_recount', () => tx.query(RECOUNT, [CHAIN]));
+      await timed(phases, 'fold_log_clear', () => tx.query('DELETE FROM backfill_log WHERE chain_id = $1', [CHAIN]));
+    });
+  }
+}
+
+/** What both variants must agree on. */
+async function digest(db: Queryable) {
+  const [row] = await db.query<Record<string, string>>(
+    `SELECT (SELECT md5(string_agg(encode(token, 'hex') || encode(holder, 'hex') || value::text || ':' || block_number::text, ',' ORDER BY token, holder))
+             FROM token_balances WHERE value <> 0) AS balances,
+            (SELECT md5(string_agg(encode(token, 'hex') || encode(holder, 'hex') || value::text || ':' || from_block::text || '-' || to_block::text, ','
+                        ORDER BY token, holder, to_block)) FROM balance_intervals) AS intervals,
+            (SELECT string_agg(holder_count::text, ',' ORDER BY address) FROM tokens) AS counts,
+            (SELECT count(*)::text FROM token_balances WHERE value > 0) AS holders,
+            (SELECT count(*)::text FROM balance_intervals) AS interval_rows`,
+  );
+  return row!;
+}
+
+async function main() {
+  const batches = syntheticBatches();
+  const changes = batches.reduce((n, b) => n + b.length, 0);
+  const result: Record<string, unknown> = { engine, measured_at: new Date().toISOString(), load_average_at_start: loadavg().map((l) => Math.round(l * 100) / 100), shape: SHAPE, changes, folds: FOLDS };
+  const digests: Record<string, Record<string, string>> = {};
+  for (const variant of ['today', 'fold'] as const) {
+    const { db, close } = await openEngine();
+    try {
+      await seedTokens(db);
+      const phases: Phases = {};
+      const started = performance.now();
+      await (variant === 'today' ? runToday(db, batches, phases) : runFold(db, batches, phases));
+      const ms = performance.now() - started;
+      digests[variant] = await digest(db);
+      result[variant] = {
+        ms: Math.round(ms),
+        us_per_change: Math.round((ms * 1000) / changes * 10) / 10,
+        phases_ms: Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, Math.round(v)])),
+      };
+      console.error(`${engine} ${variant}: ${Math.round(ms)} ms`, JSON.stringify(result[variant]));
+    } finally {
+      await close();
+    }
+  }
+  const same = JSON.stringify(digests.today) === JSON.stringify(digests.fold);
+  result.same_state = same;
+  result.state = digests.today;
+  if (!same) {
+    console.error('the variants disagree', digests);
+    process.exitCode = 1;
+  }
+  console.log(JSON.stringify(result, null, 2));
+  if (args.out && same) writeFileSync(args.out, `${JSON.stringify(result, null, 2)}\n`);
+}
+
+await main();
