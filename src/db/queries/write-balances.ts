@@ -54,17 +54,26 @@ export function applyBlockChanges(db: Queryable, chainId: number, blockNumber: b
   return writeBalanceChanges(db, chainId, blockNumber, changes, true);
 }
 
+/** Joins a key's rows across the statement's CTEs; token_id is never negative, so -1 stands for none and the join can hash. */
+const SAME_KEY = (a: string, b: string) =>
+  `${a}.token = ${b}.token AND ${a}.holder = ${b}.holder AND coalesce(${a}.token_id, -1) = coalesce(${b}.token_id, -1)`;
+
 /**
  * One statement: sums the changes per key, adds the sums to current balances and keeps holder
  * counts in step (a row crossing from ≤ 0 to > 0 adds a holder, the reverse removes one;
  * ERC-1155 counts distinct addresses, so its touched tokens are recounted after it). With
  * `history`, each live row takes the exact block of its last change, and every change closes
- * the interval of the value before it (migration 023): that value is the upsert's new value
- * minus what the change's block and the batch's later blocks added (a window sum per key), and
- * it started at the key's previous change in the batch or, for its first, at the row's previous
- * block, which the upsert's SET leaves in prev_block for RETURNING. So token_balances is not
- * read back, and no value passes through a number. Keys whose changes net to zero over the
- * batch are upserted too (value + 0): their intervals need the row's value.
+ * the interval of the value before it (migration 023). The upsert's SET leaves the row's
+ * previous block in prev_block for RETURNING, so token_balances is not read back, and no value
+ * passes through a number:
+ * - a key changed once in the batch (nearly all of them) closes its new value less the change,
+ *   from its previous block: read off the upsert's row beside its sum (`moved` joins the same);
+ * - a key changed in several blocks closes one value per change: its new value less what that
+ *   block and the batch's later blocks added (a window sum), from its previous change in the
+ *   batch or, for its first, from the row's previous block. Only these keys' changes are sorted
+ *   for the window.
+ * Keys whose changes net to zero over the batch are upserted too (value + 0): their intervals
+ * need the row's value.
  */
 function balanceWriteSql(history: boolean): string {
   return `WITH d AS (
@@ -73,8 +82,9 @@ function balanceWriteSql(history: boolean): string {
      ), net AS (
        ${
          history
-           ? 'SELECT token, holder, token_id, sum(delta) AS delta, max(block_number) AS block_number FROM d GROUP BY token, holder, token_id'
-           : 'SELECT token, holder, token_id, delta, $7::bigint AS block_number FROM d'
+           ? `SELECT token, holder, token_id, sum(delta) AS delta, max(block_number) AS block_number, count(*) AS changes
+              FROM d GROUP BY token, holder, token_id`
+           : 'SELECT token, holder, token_id, delta, $7::bigint AS block_number, 1 AS changes FROM d'
        }
      ), up AS (
        INSERT INTO token_balances AS b (chain_id, token, holder, token_id, value, block_number)
@@ -85,11 +95,13 @@ function balanceWriteSql(history: boolean): string {
        ON CONFLICT ON CONSTRAINT token_balances_key
        DO UPDATE SET value = b.value + excluded.value, prev_block = b.block_number, block_number = excluded.block_number
        RETURNING b.token, b.holder, b.token_id, b.value, b.prev_block
+     ), j AS (
+       SELECT up.token, up.holder, up.token_id, up.value, up.prev_block, net.delta, net.block_number, net.changes
+       FROM up JOIN net ON ${SAME_KEY('net', 'up')}
      ), moved AS (
-       SELECT up.token, sum(CASE WHEN up.value > 0 AND up.value - net.delta <= 0 THEN 1
-                                 WHEN up.value <= 0 AND up.value - net.delta > 0 THEN -1 ELSE 0 END) AS change
-       FROM up JOIN net ON net.token = up.token AND net.holder = up.holder AND net.token_id IS NOT DISTINCT FROM up.token_id
-       GROUP BY up.token
+       SELECT token, sum(CASE WHEN value > 0 AND value - delta <= 0 THEN 1
+                              WHEN value <= 0 AND value - delta > 0 THEN -1 ELSE 0 END) AS change
+       FROM j GROUP BY token
      ), counted AS (
        UPDATE tokens t SET holder_count = t.holder_count + moved.change
        FROM moved WHERE t.chain_id = $1 AND t.address = moved.token AND moved.change <> 0 AND t.type <> 'ERC-1155'
@@ -97,19 +109,22 @@ function balanceWriteSql(history: boolean): string {
      )${
        history
          ? `, closed AS (
-       SELECT d.token, d.holder, d.token_id, d.block_number AS to_block,
-              up.value - sum(d.delta) OVER (PARTITION BY d.token, d.holder, d.token_id ORDER BY d.block_number DESC
-                                            ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS value,
+       SELECT token, holder, token_id, block_number AS to_block, value - delta AS value, prev_block AS from_block
+       FROM j WHERE changes = 1
+       UNION ALL
+       SELECT d.token, d.holder, d.token_id, d.block_number,
+              j.value - sum(d.delta) OVER (PARTITION BY d.token, d.holder, d.token_id ORDER BY d.block_number DESC
+                                           ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW),
               coalesce(lead(d.block_number) OVER (PARTITION BY d.token, d.holder, d.token_id ORDER BY d.block_number DESC),
-                       up.prev_block) AS from_block
-       FROM d JOIN up ON up.token = d.token AND up.holder = d.holder AND up.token_id IS NOT DISTINCT FROM d.token_id
+                       j.prev_block)
+       FROM d JOIN j ON j.changes > 1 AND ${SAME_KEY('d', 'j')}
      ), kept AS (
        INSERT INTO balance_intervals (chain_id, token, holder, token_id, value, from_block, to_block)
        SELECT $1, c.token, c.holder, c.token_id, c.value, c.from_block, c.to_block FROM closed c
        -- only positive values answer anything (a balance without an interval at N is 0 there);
        -- a row first written in the batch has no previous block
        WHERE c.value > 0 AND c.from_block < c.to_block AND c.holder <> ${ZERO_ADDRESS_BYTEA}
-       -- key order again, for the key index's pages, in the window's order: no second sort
+       -- key order again, for the key index's pages
        ORDER BY c.token, c.holder, c.token_id, c.to_block DESC
      )`
          : ''
