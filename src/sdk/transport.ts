@@ -9,7 +9,7 @@ export interface TransportOptions {
   apiKey: string;
   /** defaults to the global fetch */
   fetch?: typeof fetch;
-  /** retries after a 429, each after the wait the server asks for (default 5) */
+  /** retries after a 429 or a 503 with Retry-After, each after the wait the server asks for (default 5) */
   maxRetries?: number;
 }
 
@@ -31,11 +31,29 @@ const DEFAULT_WAIT_MS = 1_000;
 export function retryDelayMs(headers: Headers, now = Date.now()): number | null {
   const reset = headers.get('x-ratelimit-reset');
   if (reset !== null && /^\d+(\.\d+)?$/.test(reset.trim())) return Math.min(Number(reset), MAX_WAIT_MS);
+  return retryAfterMs(headers, now);
+}
+
+/** `Retry-After` alone: what a busy 503 says (its rate-limit headers are about the key's budget). */
+export function retryAfterMs(headers: Headers, now = Date.now()): number | null {
   const retryAfter = headers.get('retry-after');
   if (retryAfter === null) return null;
   if (/^\d+$/.test(retryAfter.trim())) return Math.min(Number(retryAfter) * 1000, MAX_WAIT_MS);
   const date = Date.parse(retryAfter);
   return Number.isNaN(date) ? null : Math.min(Math.max(date - now, 0), MAX_WAIT_MS);
+}
+
+/**
+ * Whether an answer is worth asking again, and after how long: a 429, and a 503 that says when
+ * to come back (the server busy — too many counts at past blocks — rather than down).
+ */
+function retryWait(response: Response): { retry: boolean; waitMs: number | null } {
+  if (response.status === 429) return { retry: true, waitMs: retryDelayMs(response.headers) };
+  if (response.status === 503) {
+    const waitMs = retryAfterMs(response.headers);
+    return { retry: waitMs !== null, waitMs };
+  }
+  return { retry: false, waitMs: null };
 }
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
@@ -100,12 +118,12 @@ export function createTransport(options: TransportOptions): Transport {
         return body as T;
       }
       const body = await readBody(response);
-      const wait = response.status === 429 ? retryDelayMs(response.headers) : null;
-      if (response.status === 429 && attempt < maxRetries) {
-        await sleep(wait ?? DEFAULT_WAIT_MS, signal);
+      const { retry, waitMs } = retryWait(response);
+      if (retry && attempt < maxRetries) {
+        await sleep(waitMs ?? DEFAULT_WAIT_MS, signal);
         continue;
       }
-      throw errorFor(response.status, body, redactedUrl(url), wait);
+      throw errorFor(response.status, body, redactedUrl(url), waitMs);
     }
   };
 

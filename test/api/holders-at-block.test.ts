@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { createExplorerClient } from '../../src/sdk/index.js';
 import { exportList } from '../../src/cli/commands/export.js';
 import { TEST_KEY } from '../support/api.js';
+import { COUNT_GATE, countGate } from '../../src/db/queries/count-gate.js';
 
 const holdersPath = (token: string) => `/${CHAIN}/api/v2/tokens/${token}/holders`;
 
@@ -149,6 +150,36 @@ describe.each(await availableEngines())('holders at a past block on %s', (engine
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('refuses a count beyond the count gate as busy (503 with Retry-After) on both APIs, and counts once there is room', async () => {
+    const token = chain.scenario.erc20;
+    const block = (head - 1n).toString();
+    // nothing kept for this block: the request must count
+    await database.db.query('DELETE FROM holder_snapshots');
+    let release!: () => void;
+    const holding = new Promise<void>((resolve) => (release = resolve));
+    const held = Array.from({ length: COUNT_GATE.concurrency + COUNT_GATE.waiting }, (_, i) => countGate.run({}, `held ${i}`, () => holding));
+    try {
+      const busy = await api.get(`/${CHAIN}/api/v2/tokens/${token}/counters`, { block_number: block });
+      expect(busy.status).toBe(503);
+      expect(busy.headers['retry-after']).toBe('5');
+      expect(busy.body).toEqual({ message: 'Service unavailable' });
+      const envelope = await api.get(`/${CHAIN}/api`, { module: 'token', action: 'tokenholdercount', contractaddress: token, blockno: block });
+      expect(envelope.status).toBe(503);
+      expect(envelope.headers['retry-after']).toBe('5');
+      expect(envelope.body).toEqual({ status: '0', message: 'NOTOK', result: 'Error! Service unavailable' });
+      // a page at the block needs no count: it is served meanwhile
+      expect((await api.get(holdersPath(token), { block_number: block })).status).toBe(200);
+    } finally {
+      release();
+      await Promise.all(held);
+    }
+    const counted = await api.get(`/${CHAIN}/api/v2/tokens/${token}/counters`, { block_number: block });
+    expect(counted.status).toBe(200);
+    const key = token.toLowerCase();
+    const atBlock = new Map([...(await truthAt(truth, BigInt(block))).balances].filter(([k]) => k.startsWith(`${key}|`)));
+    expect(counted.body.token_holders_count).toBe(String(holderCounts(atBlock).get(key) ?? 0));
   });
 
   it('refuses blocks it cannot answer: above the index 422, before the token 404, below the horizon 422', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createExplorerClient, ExplorerError, RateLimitedError, retryDelayMs } from '../../src/index.js';
+import { createExplorerClient, ExplorerError, RateLimitedError, retryDelayMs, ServiceUnavailableError } from '../../src/index.js';
 import { leakedSecrets } from '../support/secrets.js';
 
 const TOKEN = '0x1111111111111111111111111111111111111111';
@@ -86,6 +86,23 @@ describe('SDK transport (scripted fetch)', () => {
     expect(retryDelayMs(new Headers({ 'x-ratelimit-reset': '250', 'retry-after': '2' }))).toBe(250);
     expect(retryDelayMs(new Headers({ 'retry-after': new Date(10_000).toUTCString() }), 7_000)).toBe(3_000);
     expect(retryDelayMs(new Headers())).toBeNull();
+  });
+
+  it('503 with Retry-After (busy, not down): waits it, not the key\'s rate-limit reset, then retries; 503 without it is an error at once', async () => {
+    const { fetch, urls } = scripted(
+      () => json(503, { message: 'Service unavailable' }, { 'retry-after': '1', 'x-ratelimit-reset': '5' }),
+      () => json(200, { token_holders_count: '3', transfers_count: null }),
+    );
+    const client = createExplorerClient({ baseUrl: 'http://x', apiKey: 'k', fetch });
+    const started = performance.now();
+    expect(await client.holders(1, TOKEN)).toEqual({ token_holders_count: '3', transfers_count: null });
+    expect(urls).toHaveLength(2);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(950);
+
+    const down = scripted(() => json(503, { message: 'Service unavailable' }), () => json(200, {}));
+    const outage = await createExplorerClient({ baseUrl: 'http://x', apiKey: 'k', fetch: down.fetch }).holders(1, TOKEN).catch((e: unknown) => e);
+    expect(outage).toBeInstanceOf(ServiceUnavailableError);
+    expect(down.urls).toHaveLength(1);
   });
 
   it('retries are bounded: after maxRetries the RateLimitedError surfaces', async () => {

@@ -2,11 +2,13 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import { HttpError, InvalidParameterError } from '../http-error.js';
 import { DatabaseUnavailableError } from '../../db/client.js';
+import { CountsBusyError } from '../../db/queries/count-gate.js';
 import { validationErrorBody } from '../validation-errors.js';
 
 /**
  * Every failure leaves as one of the documented bodies: validation → 422 `{"errors":[…]}`,
- * known conditions → `{"message":…}`, database outage → 503. Nothing else leaks (no stack,
+ * known conditions → `{"message":…}`, database outage → 503 (too many counts at past blocks
+ * queued: 503 with Retry-After). Nothing else leaks (no stack,
  * no driver text); the cause goes to the log.
  */
 export const errorsPlugin = fp(async (app: FastifyInstance) => {
@@ -20,6 +22,10 @@ export const errorsPlugin = fp(async (app: FastifyInstance) => {
     }
     if (error instanceof HttpError) {
       return reply.code(error.statusCode).send({ message: error.message, ...error.extra });
+    }
+    if (error instanceof CountsBusyError) {
+      request.log.warn(error.message);
+      return reply.code(503).header('retry-after', error.retryAfterSeconds).send({ message: 'Service unavailable' });
     }
     if (error instanceof DatabaseUnavailableError) {
       request.log.error({ err: error.cause ?? error }, 'database unavailable');

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DatabaseUnavailableError } from '../../../db/client.js';
+import { CountsBusyError } from '../../../db/queries/count-gate.js';
 import { HttpError } from '../../http-error.js';
 import { presentedKey } from '../../auth/key-resolver.js';
 
@@ -91,6 +92,10 @@ export function etherscanErrorHandler(error: FastifyError, request: FastifyReque
   // the schema validator's or Fastify's own client errors (a query value over the length limit)
   if (error.validation || (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)) {
     return reply.code(200).send(notOk(TEXT.parameter));
+  }
+  if (error instanceof CountsBusyError) {
+    request.log.warn(error.message);
+    return reply.code(503).header('retry-after', error.retryAfterSeconds).send(notOk(TEXT.unavailable));
   }
   if (error instanceof DatabaseUnavailableError) {
     request.log.error({ err: error.cause ?? error }, 'database unavailable');

@@ -1,0 +1,69 @@
+import pLimit, { type LimitFunction } from 'p-limit';
+import { DatabaseUnavailableError } from '../client.js';
+
+/**
+ * Counts at a past block (balance-history.ts summaryAt) are a pass over a token's holders at
+ * that block: seconds at 10M holders, on one of the API pool's connections. Within its rate
+ * limit a single key could ask for many distinct blocks at once and hold every connection, so
+ * every other page would wait on them. So a process counts at most `concurrency` at once; up
+ * to `waiting` more queue (holding an HTTP request, not a connection); beyond that the request
+ * is refused as busy, with a time to retry after. The same count on the same database, asked
+ * again while it runs (an export's retries, several clients snapshotting one block), shares it.
+ */
+export interface CountGateOptions {
+  concurrency: number;
+  waiting: number;
+}
+
+export const COUNT_GATE: CountGateOptions = { concurrency: 2, waiting: 8 };
+/** what a refused request is told to wait: about one count at 10M holders */
+export const COUNT_RETRY_AFTER_SECONDS = 5;
+
+/** Too many counts queued: 503 with Retry-After (api/plugins/errors.ts, the Etherscan envelope's handler). */
+export class CountsBusyError extends DatabaseUnavailableError {
+  override name = 'CountsBusyError';
+  readonly retryAfterSeconds = COUNT_RETRY_AFTER_SECONDS;
+  constructor() {
+    super(undefined);
+    this.message = 'too many counts at past blocks in progress';
+  }
+}
+
+export class CountGate {
+  private readonly limit: LimitFunction;
+  private readonly running = new Map<string, Promise<unknown>>();
+  private readonly scopes = new WeakMap<object, number>();
+  private nextScope = 0;
+
+  constructor(private readonly options: CountGateOptions = COUNT_GATE) {
+    this.limit = pLimit(options.concurrency);
+  }
+
+  /**
+   * `count`'s result, run under the gate unless the same `key` on the same `scope` (the
+   * database) is running already; CountsBusyError when the gate is full.
+   */
+  run<T>(scope: object, key: string, count: () => Promise<T>): Promise<T> {
+    const id = `${this.scopeId(scope)}:${key}`;
+    const shared = this.running.get(id);
+    if (shared) return shared as Promise<T>;
+    if (this.limit.activeCount >= this.options.concurrency && this.limit.pendingCount >= this.options.waiting) {
+      return Promise.reject(new CountsBusyError());
+    }
+    const started = this.limit(count).finally(() => this.running.delete(id));
+    this.running.set(id, started);
+    return started;
+  }
+
+  private scopeId(scope: object): number {
+    let id = this.scopes.get(scope);
+    if (id === undefined) {
+      id = this.nextScope++;
+      this.scopes.set(scope, id);
+    }
+    return id;
+  }
+}
+
+/** The process's gate: one process serves one database (the API's pool). */
+export const countGate = new CountGate();
