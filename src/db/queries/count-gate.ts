@@ -65,5 +65,5 @@ export class CountGate {
   }
 }
 
-/** The process's gate: one process serves one database (the API's pool). */
+/** The process's gate: its limit counts every database the process serves (one, in `explorer start` or `serve`); sharing is per database. */
 export const countGate = new CountGate();
