@@ -151,23 +151,31 @@ const FOLD_BALANCES = `
     ON s.token = b.token AND s.holder = b.holder AND coalesce(s.token_id, -1) = coalesce(b.token_id, -1)
   ORDER BY 2, 3, 4`;
 
-/** Migrations 001, 002, 017, 023 build these on token_balances; built here in bulk on the new table. */
-const BALANCE_INDEXES = [
-  `ALTER TABLE token_balances_next ADD CONSTRAINT token_balances_key_next UNIQUE NULLS NOT DISTINCT (chain_id, token, holder, token_id)`,
-  `CREATE INDEX token_balances_page_next ON token_balances_next (chain_id, token, value DESC, holder DESC, token_id DESC)
-     INCLUDE (block_number) WHERE value > 0 AND holder <> ${ZERO_ADDRESS_BYTEA}`,
-  `CREATE INDEX token_balances_by_holder_next ON token_balances_next (chain_id, holder, token, token_id) INCLUDE (value) WHERE value > 0`,
-  `CREATE INDEX token_balances_negative_next ON token_balances_next (chain_id) WHERE value < 0`,
-];
+/** How the migrations built a table's indexes, as the catalog has them, by name. */
+async function indexDefinitions(db: Queryable, table: string): Promise<Map<string, string>> {
+  const rows = await db.query<{ indexname: string; indexdef: string }>('SELECT indexname, indexdef FROM pg_indexes WHERE tablename = $1', [table]);
+  return new Map(rows.map((r) => [r.indexname, r.indexdef]));
+}
 
-const SWAP = [
-  'DROP TABLE token_balances',
-  'ALTER TABLE token_balances_next RENAME TO token_balances',
-  'ALTER TABLE token_balances RENAME CONSTRAINT token_balances_key_next TO token_balances_key',
-  'ALTER INDEX token_balances_page_next RENAME TO token_balances_page',
-  'ALTER INDEX token_balances_by_holder_next RENAME TO token_balances_by_holder',
-  'ALTER INDEX token_balances_negative_next RENAME TO token_balances_negative',
-];
+/**
+ * token_balances_next gets token_balances' indexes, built in bulk under names of its own; once
+ * the old table is dropped they take the old names, and the unique key index becomes the
+ * constraint the upsert names again.
+ */
+async function buildIndexesAndSwap(tx: Queryable, phases: Phases) {
+  const indexes = await indexDefinitions(tx, 'token_balances');
+  await timed(phases, 'fold_index_builds', async () => {
+    for (const [name, definition] of indexes) {
+      await tx.query(definition.replace(`INDEX ${name} ON public.token_balances `, `INDEX ${name}_next ON public.token_balances_next `));
+    }
+  });
+  await timed(phases, 'fold_swap', async () => {
+    await tx.query('DROP TABLE token_balances');
+    await tx.query('ALTER TABLE token_balances_next RENAME TO token_balances');
+    for (const name of indexes.keys()) await tx.query(`ALTER INDEX ${name}_next RENAME TO ${name}`);
+    await tx.query('ALTER TABLE token_balances ADD CONSTRAINT token_balances_key UNIQUE USING INDEX token_balances_key');
+  });
+}
 
 const RECOUNT = `
   UPDATE tokens t SET holder_count = coalesce(c.n, 0)
@@ -189,21 +197,15 @@ async function runToday(db: Database, batches: BlockDelta[][], phases: Phases) {
   }
 }
 
-/** Indexes of migration 023 and 017 that no write reads, as they define them. */
-const PAGE_INDEXES: Array<{ name: string; create: string }> = [
-  { name: 'token_balances_page', create: `CREATE INDEX token_balances_page ON token_balances (chain_id, token, value DESC, holder DESC, token_id DESC)
-     INCLUDE (block_number) WHERE value > 0 AND holder <> ${ZERO_ADDRESS_BYTEA}` },
-  { name: 'token_balances_by_holder', create: 'CREATE INDEX token_balances_by_holder ON token_balances (chain_id, holder, token, token_id) INCLUDE (value) WHERE value > 0' },
-  { name: 'balance_intervals_key', create: 'CREATE INDEX balance_intervals_key ON balance_intervals (chain_id, token, holder, token_id, to_block)' },
-  { name: 'balance_intervals_page', create: `CREATE INDEX balance_intervals_page ON balance_intervals (chain_id, token, value DESC, holder DESC, token_id DESC)
-     INCLUDE (from_block, to_block)` },
-];
+/** The indexes no write reads: what a backfill could leave for the hand-over. */
+const PAGE_INDEXES = ['token_balances_page', 'token_balances_by_holder', 'balance_intervals_key', 'balance_intervals_page'];
 
 async function runDeferred(db: Database, batches: BlockDelta[][], phases: Phases) {
-  for (const index of PAGE_INDEXES) await db.exec(`DROP INDEX ${index.name}`);
+  const definitions = new Map([...(await indexDefinitions(db, 'token_balances')), ...(await indexDefinitions(db, 'balance_intervals'))]);
+  for (const name of PAGE_INDEXES) await db.exec(`DROP INDEX ${name}`);
   await runToday(db, batches, phases);
   await timed(phases, 'index_builds', async () => {
-    for (const index of PAGE_INDEXES) await db.exec(index.create);
+    for (const name of PAGE_INDEXES) await db.exec(definitions.get(name)!);
   });
 }
 
@@ -217,12 +219,7 @@ async function runFold(db: Database, batches: BlockDelta[][], phases: Phases) {
       await timed(phases, 'fold_intervals', () => tx.query(FOLD_INTERVALS, [CHAIN]));
       await tx.query('CREATE TABLE token_balances_next (LIKE token_balances INCLUDING DEFAULTS)');
       await timed(phases, 'fold_balances_unindexed', () => tx.query(FOLD_BALANCES, [CHAIN]));
-      await timed(phases, 'fold_index_builds', async () => {
-        for (const sql of BALANCE_INDEXES) await tx.query(sql);
-      });
-      await timed(phases, 'fold_swap', async () => {
-        for (const sql of SWAP) await tx.query(sql);
-      });
+      await buildIndexesAndSwap(tx, phases);
       await timed(phases, 'fold_recount', () => tx.query(RECOUNT, [CHAIN]));
       await timed(phases, 'fold_log_clear', () => tx.query('DELETE FROM backfill_log WHERE chain_id = $1', [CHAIN]));
     });

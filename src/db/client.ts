@@ -50,6 +50,8 @@ export interface Database extends Queryable {
 /** Raised for any failure to reach or use the database; the API maps it to 503. */
 export class DatabaseUnavailableError extends Error {
   override name = 'DatabaseUnavailableError';
+  /** set when the database is busy rather than down: the answer says when to come back */
+  readonly retryAfterSeconds: number | undefined = undefined;
   constructor(cause: unknown) {
     super(`database unavailable: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
   }

@@ -2,15 +2,27 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import { HttpError, InvalidParameterError } from '../http-error.js';
 import { DatabaseUnavailableError } from '../../db/client.js';
-import { CountsBusyError } from '../../db/queries/count-gate.js';
 import { validationErrorBody } from '../validation-errors.js';
 
 /**
  * Every failure leaves as one of the documented bodies: validation → 422 `{"errors":[…]}`,
- * known conditions → `{"message":…}`, database outage → 503 (too many counts at past blocks
- * queued: 503 with Retry-After). Nothing else leaks (no stack,
+ * known conditions → `{"message":…}`, database outage → 503 (busy, as with too many counts at
+ * past blocks queued: 503 with Retry-After). Nothing else leaks (no stack,
  * no driver text); the cause goes to the log.
  */
+/**
+ * The 503 of a database outage, or of a database busy for now (`retryAfterSeconds`: the header
+ * says when to come back, and it is no fault to log as one); the caller sends its API's body.
+ */
+export function replyUnavailable(error: DatabaseUnavailableError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error.retryAfterSeconds === undefined) {
+    request.log.error({ err: error.cause ?? error }, 'database unavailable');
+    return reply.code(503);
+  }
+  request.log.warn(error.message);
+  return reply.code(503).header('retry-after', error.retryAfterSeconds);
+}
+
 export const errorsPlugin = fp(async (app: FastifyInstance) => {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error.validation) {
@@ -23,13 +35,8 @@ export const errorsPlugin = fp(async (app: FastifyInstance) => {
     if (error instanceof HttpError) {
       return reply.code(error.statusCode).send({ message: error.message, ...error.extra });
     }
-    if (error instanceof CountsBusyError) {
-      request.log.warn(error.message);
-      return reply.code(503).header('retry-after', error.retryAfterSeconds).send({ message: 'Service unavailable' });
-    }
     if (error instanceof DatabaseUnavailableError) {
-      request.log.error({ err: error.cause ?? error }, 'database unavailable');
-      return reply.code(503).send({ message: 'Service unavailable' });
+      return replyUnavailable(error, request, reply).send({ message: 'Service unavailable' });
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {

@@ -19,10 +19,10 @@ export const COUNT_GATE: CountGateOptions = { concurrency: 2, waiting: 8 };
 /** what a refused request is told to wait: about one count at 10M holders */
 export const COUNT_RETRY_AFTER_SECONDS = 5;
 
-/** Too many counts queued: 503 with Retry-After (api/plugins/errors.ts, the Etherscan envelope's handler). */
+/** Too many counts queued: 503 with Retry-After (api/plugins/errors.ts replyUnavailable). */
 export class CountsBusyError extends DatabaseUnavailableError {
   override name = 'CountsBusyError';
-  readonly retryAfterSeconds = COUNT_RETRY_AFTER_SECONDS;
+  override readonly retryAfterSeconds = COUNT_RETRY_AFTER_SECONDS;
   constructor() {
     super(undefined);
     this.message = 'too many counts at past blocks in progress';
@@ -31,9 +31,8 @@ export class CountsBusyError extends DatabaseUnavailableError {
 
 export class CountGate {
   private readonly limit: LimitFunction;
-  private readonly running = new Map<string, Promise<unknown>>();
-  private readonly scopes = new WeakMap<object, number>();
-  private nextScope = 0;
+  /** per database, the counts running by key */
+  private readonly running = new WeakMap<object, Map<string, Promise<unknown>>>();
 
   constructor(private readonly options: CountGateOptions = COUNT_GATE) {
     this.limit = pLimit(options.concurrency);
@@ -44,24 +43,16 @@ export class CountGate {
    * database) is running already; CountsBusyError when the gate is full.
    */
   run<T>(scope: object, key: string, count: () => Promise<T>): Promise<T> {
-    const id = `${this.scopeId(scope)}:${key}`;
-    const shared = this.running.get(id);
+    let running = this.running.get(scope);
+    if (!running) this.running.set(scope, (running = new Map()));
+    const shared = running.get(key);
     if (shared) return shared as Promise<T>;
     if (this.limit.activeCount >= this.options.concurrency && this.limit.pendingCount >= this.options.waiting) {
       return Promise.reject(new CountsBusyError());
     }
-    const started = this.limit(count).finally(() => this.running.delete(id));
-    this.running.set(id, started);
+    const started = this.limit(count).finally(() => running.delete(key));
+    running.set(key, started);
     return started;
-  }
-
-  private scopeId(scope: object): number {
-    let id = this.scopes.get(scope);
-    if (id === undefined) {
-      id = this.nextScope++;
-      this.scopes.set(scope, id);
-    }
-    return id;
   }
 }
 

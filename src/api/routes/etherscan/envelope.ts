@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DatabaseUnavailableError } from '../../../db/client.js';
-import { CountsBusyError } from '../../../db/queries/count-gate.js';
+import { replyUnavailable } from '../../plugins/errors.js';
 import { HttpError } from '../../http-error.js';
 import { presentedKey } from '../../auth/key-resolver.js';
 
@@ -93,14 +93,7 @@ export function etherscanErrorHandler(error: FastifyError, request: FastifyReque
   if (error.validation || (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)) {
     return reply.code(200).send(notOk(TEXT.parameter));
   }
-  if (error instanceof CountsBusyError) {
-    request.log.warn(error.message);
-    return reply.code(503).header('retry-after', error.retryAfterSeconds).send(notOk(TEXT.unavailable));
-  }
-  if (error instanceof DatabaseUnavailableError) {
-    request.log.error({ err: error.cause ?? error }, 'database unavailable');
-    return reply.code(503).send(notOk(TEXT.unavailable));
-  }
+  if (error instanceof DatabaseUnavailableError) return replyUnavailable(error, request, reply).send(notOk(TEXT.unavailable));
   request.log.error({ err: error }, 'unhandled error');
   return reply.code(500).send(notOk(TEXT.internal));
 }
