@@ -158,8 +158,10 @@ clearInterval(timer);
 const at = (fraction: number) => samples.find(([, , block]) => block >= Number(head) * fraction)?.[1] ?? Number.NaN;
 const [{ n }] = (await raw.query<{ n: string }>('SELECT count(*)::text AS n FROM token_balances WHERE value > 0')) as [{ n: string }];
 const [kept] = await raw.query<{ rows: string; table_bytes: string; index_bytes: string }>(
-  `SELECT (SELECT count(*) FROM balance_intervals)::text AS rows, pg_relation_size('balance_intervals')::text AS table_bytes,
-          pg_indexes_size('balance_intervals')::text AS index_bytes`,
+  // over every partition (migration 024): the parent itself holds nothing
+  `SELECT (SELECT count(*) FROM balance_intervals)::text AS rows, sum(pg_relation_size(relid))::text AS table_bytes,
+          sum(pg_indexes_size(relid))::text AS index_bytes
+   FROM pg_partition_tree('balance_intervals') WHERE isleaf`,
 );
 await db.close();
 

@@ -11,6 +11,7 @@ import type { Database } from '../db/client.js';
 import { isConnectionFailure, isDatabaseRefusal } from '../db/unavailable.js';
 import type { Hex } from '../db/rows.js';
 import { negativeBalances } from '../db/queries/write-balances.js';
+import { finishBackfill, startBackfill } from '../db/chain-partitions.js';
 import { consensusHashes, indexedBlock, setHeadBlock } from '../db/queries/progress.js';
 import { clearIndexerFailure, recordIndexerFailure, type IndexerFailure } from '../db/queries/indexer-status.js';
 import { RpcError } from '../rpc/errors.js';
@@ -72,6 +73,8 @@ export class ChainIndexer {
   private failureRecorded = true;
   /** whether history below --history-from-block has been pruned by this process */
   private historyPruned = false;
+  /** whether the chain's partitions still wait for their page indexes (db/chain-partitions.ts) */
+  private backfilling = false;
 
   constructor(private readonly options: ChainIndexerOptions) {
     this.db = options.db;
@@ -127,10 +130,11 @@ export class ChainIndexer {
     );
     const heads = new HeadPoller(this.rpc, this.chain.pollIntervalMs);
     await this.reconcileLeftovers();
+    this.backfilling = (await startBackfill(this.db, this.chain.chainId)) === 'backfilling';
     const tip = await indexedBlock(this.db, this.chain.chainId);
     let next = tip ? tip.number + 1n : this.chain.startBlock;
     let parent: Hex | null = tip?.hash ?? null;
-    this.logger.info({ ...this.label, from: next.toString() }, tip ? 'resuming' : 'starting');
+    this.logger.info({ ...this.label, from: next.toString(), backfill: this.backfilling }, tip ? 'resuming' : 'starting');
     // the node's capabilities are asked beside the first head, not after it: one round trip
     // fewer before the first blocks go out (a probe that fails is asked again by the first fetch)
     Promise.all([this.useTraces(next), supportsBlockReceipts(this.rpc)]).catch(() => undefined);
@@ -151,6 +155,7 @@ export class ChainIndexer {
         if (next > head) {
           prefetcher.reset();
           following = null;
+          await this.finishBackfill();
           // A branch as long as ours or shorter never shows up as a broken link ahead of us:
           // compare the node's block at our height (or its head, if lower) with ours.
           if (parent !== null && (await this.tipReplaced(next - 1n, parent, head, signal))) {
@@ -184,6 +189,8 @@ export class ChainIndexer {
           taking.catch(() => undefined); // awaited when its turn comes
           following = { from: batch.to + 1n, batch: taking };
         }
+        // the head-following path from the first batch a reorg could reach
+        if (batch.to > head - BigInt(this.chain.reorgWindow)) await this.finishBackfill();
         const addresses = this.recentAddresses.unseen(batch.addresses);
         await this.write(batch, addresses);
         this.recentAddresses.remember(addresses);
@@ -313,7 +320,21 @@ export class ChainIndexer {
     return theirs !== null && theirs.hash?.toLowerCase() !== ours;
   }
 
+  /**
+   * The hand-over from the backfill to the head-following path: the page indexes built in bulk,
+   * in one transaction (a crash leaves none of them, and the next start builds them again).
+   */
+  private async finishBackfill(): Promise<void> {
+    if (!this.backfilling) return;
+    const started = Date.now();
+    this.logger.info(this.label, 'backfill: building page indexes');
+    await this.db.transaction((tx) => finishBackfill(tx, this.chain.chainId));
+    this.backfilling = false;
+    this.logger.info({ ...this.label, ms: Date.now() - started }, 'backfill finished: page indexes built');
+  }
+
   private async handleReorg(next: bigint): Promise<{ next: bigint; parent: Hex | null }> {
+    await this.finishBackfill();
     const floor = this.chain.startBlock - 1n;
     const ancestor = await findCommonAncestor(this.db, this.rpc, this.chain.chainId, next - 1n, floor);
     await rollBackTo(this.db, this.rpc, this.chain.chainId, ancestor, next - 1n, this.logger, ensRegistryFor(this.chain.chainId, this.chain.ens));

@@ -9,40 +9,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contracts } from '../../src/devnet/artifacts.js';
 import { generateActivity } from '../../src/devnet/scenario.js';
-import { holdersPage } from '../../src/db/queries/holders.js';
-import { balanceAt, summaryAt } from '../../src/db/queries/balance-history.js';
-import type { TokenType } from '../../src/db/rows.js';
+import { balanceAt } from '../../src/db/queries/balance-history.js';
 import { pruneHistory } from '../../src/indexer/write-batch.js';
-import type { Database } from '../../src/db/client.js';
 import type { Hex } from '../../src/db/rows.js';
 import { startTestNode, type TestNode } from '../support/anvil.js';
 import { availableEngines, freshDatabase } from '../support/databases.js';
 import { DEVNET_CHAIN_ID as CHAIN, startIndexer, type RunningIndexer } from '../support/indexer-harness.js';
-import { holdingKey, sortedEntries, truthClient } from '../support/ground-truth.js';
-import { buildHistoryChain, spreadBlocks, totalSupplyAt, truthAt, type HistoryChain } from '../support/history-truth.js';
-
-async function tokensOf(db: Database): Promise<Array<{ token: Hex; type: TokenType }>> {
-  const rows = await db.query<{ token: string; type: TokenType }>("SELECT '0x' || encode(address, 'hex') AS token, type FROM tokens WHERE chain_id = $1", [CHAIN]);
-  return rows.map((r) => ({ token: r.token as Hex, type: r.type }));
-}
-
-/** Our list of every token at `block`: holding key → value, token → holders, token → total. */
-async function servedAt(db: Database, block: bigint) {
-  const balances = new Map<string, bigint>();
-  const counts = new Map<string, number>();
-  const totals = new Map<string, bigint>();
-  for (const { token, type } of await tokensOf(db)) {
-    const first = (await db.query<{ f: string | null }>('SELECT first_block::text AS f FROM tokens WHERE chain_id = $1 AND address = $2', [CHAIN, Buffer.from(token.slice(2), 'hex')]))[0]!.f;
-    if (first === null || BigInt(first) > block) continue;
-    const summary = await summaryAt(db, CHAIN, token, type, block);
-    const page = await holdersPage(db, { chainId: CHAIN, token, after: null, limit: 10_000, source: { kind: 'past', block } });
-    for (const h of page.holders) balances.set(holdingKey({ token, holder: h.address.hash, tokenId: h.tokenId }), h.value);
-    expect(BigInt(new Set(page.holders.map((h) => h.address.hash)).size)).toBe(summary.holderCount);
-    if (summary.holderCount > 0n) counts.set(token, Number(summary.holderCount));
-    totals.set(token, summary.total);
-  }
-  return { balances, counts, totals };
-}
+import { sortedEntries, truthClient } from '../support/ground-truth.js';
+import { buildHistoryChain, servedAt, spreadBlocks, totalSupplyAt, truthAt, type HistoryChain } from '../support/history-truth.js';
 
 describe.each(await availableEngines())('balance history on %s', (engine) => {
   let node: TestNode;

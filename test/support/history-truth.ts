@@ -7,7 +7,13 @@ import { erc20Abi, type PublicClient } from 'viem';
 import { contracts } from '../../src/devnet/artifacts.js';
 import { deployScenario, generateActivity, type DemoScenario } from '../../src/devnet/scenario.js';
 import type { TestNode } from './anvil.js';
-import { holderCounts, nodeBalances } from './ground-truth.js';
+import { expect } from 'vitest';
+import type { Database } from '../../src/db/client.js';
+import { summaryAt } from '../../src/db/queries/balance-history.js';
+import { holdersPage } from '../../src/db/queries/holders.js';
+import type { Hex, TokenType } from '../../src/db/rows.js';
+import { holderCounts, holdingKey, nodeBalances } from './ground-truth.js';
+import { DEVNET_CHAIN_ID as CHAIN } from './indexer-harness.js';
 
 export interface BlockTruth {
   /** holding key (token|holder|id) → positive balance at the block */
@@ -61,4 +67,30 @@ export function spreadBlocks(from: bigint, to: bigint, count: number): bigint[] 
   const picked = new Set<bigint>();
   for (let i = 0; i < count; i++) picked.add(from + (span * BigInt(i)) / BigInt(count - 1));
   return [...picked];
+}
+
+async function tokensOf(db: Database): Promise<Array<{ token: Hex; type: TokenType }>> {
+  const rows = await db.query<{ token: string; type: TokenType }>("SELECT '0x' || encode(address, 'hex') AS token, type FROM tokens WHERE chain_id = $1", [CHAIN]);
+  return rows.map((r) => ({ token: r.token as Hex, type: r.type }));
+}
+
+/**
+ * Our list of every token at `block` as the holders operation reads it: holding key → value,
+ * token → holders, token → total; each token's holders once each, as many as its count.
+ */
+export async function servedAt(db: Database, block: bigint) {
+  const balances = new Map<string, bigint>();
+  const counts = new Map<string, number>();
+  const totals = new Map<string, bigint>();
+  for (const { token, type } of await tokensOf(db)) {
+    const first = (await db.query<{ f: string | null }>('SELECT first_block::text AS f FROM tokens WHERE chain_id = $1 AND address = $2', [CHAIN, Buffer.from(token.slice(2), 'hex')]))[0]!.f;
+    if (first === null || BigInt(first) > block) continue;
+    const summary = await summaryAt(db, CHAIN, token, type, block);
+    const page = await holdersPage(db, { chainId: CHAIN, token, after: null, limit: 10_000, source: { kind: 'past', block } });
+    for (const h of page.holders) balances.set(holdingKey({ token, holder: h.address.hash, tokenId: h.tokenId }), h.value);
+    expect(BigInt(new Set(page.holders.map((h) => h.address.hash)).size)).toBe(summary.holderCount);
+    if (summary.holderCount > 0n) counts.set(token, Number(summary.holderCount));
+    totals.set(token, summary.total);
+  }
+  return { balances, counts, totals };
 }

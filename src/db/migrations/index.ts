@@ -20,6 +20,7 @@ import * as addressTagsJson from './020_address_tags_json.js';
 import * as blockPageJson from './021_block_page_json.js';
 import * as tagsJsonChecksums from './022_tags_json_checksums.js';
 import * as balanceIntervals from './023_balance_intervals.js';
+import * as balancesByChain from './024_balances_by_chain.js';
 
 export interface Migration {
   id: string;
@@ -51,4 +52,5 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: '021_block_page_json', sql: blockPageJson.sql },
   { id: '022_tags_json_checksums', sql: tagsJsonChecksums.sql, after: tagsJsonChecksums.after },
   { id: '023_balance_intervals', sql: balanceIntervals.sql },
+  { id: '024_balances_by_chain', sql: balancesByChain.sql },
 ];

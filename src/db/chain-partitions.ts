@@ -1,0 +1,87 @@
+import type { Queryable } from './client.js';
+
+/**
+ * Where a chain's balances and history live (migration 024): a partition of their own per chain
+ * whose indexing started afresh, the DEFAULT partitions for chains indexed before.
+ *
+ * A chain's own partitions are made at its first batch with only the balance key the upsert
+ * needs: the backfill writes without the page indexes (the holders orders, an address's holdings,
+ * the history's keys), whose row-by-row maintenance was most of a balance write's cost
+ * (BENCHMARKS.md, "The backfill path"). `finishBackfill` builds them in bulk once the indexer
+ * nears the head. Whether a chain is backfilling is read from the catalog, not kept beside it: a
+ * crash at any moment leaves either the indexes or their absence, and the next start carries on.
+ * Pages stay correct meanwhile, read by a scan and a sort where the index is missing.
+ *
+ * Each index of a chain's partition is the default partition's same-named index, copied: the
+ * migrations define each index once.
+ */
+const TABLES = ['token_balances', 'balance_intervals'] as const;
+type PartitionedTable = (typeof TABLES)[number];
+
+export type PartitionState = 'default' | 'backfilling' | 'indexed';
+
+const partitionName = (table: PartitionedTable, chainId: number) => `${table}_${BigInt(chainId).toString()}`;
+
+interface IndexCopy {
+  name: string;
+  definition: string;
+}
+
+/** The default partition's own indexes (not the key the parent gives every partition), as they would be on `chainId`'s. */
+async function indexCopies(db: Queryable, table: PartitionedTable, chainId: number): Promise<IndexCopy[]> {
+  const rows = await db.query<{ name: string; definition: string }>(
+    `SELECT c.relname AS name, pg_get_indexdef(c.oid) AS definition
+     FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+     WHERE i.indrelid = to_regclass($1) AND NOT EXISTS (SELECT 1 FROM pg_inherits h WHERE h.inhrelid = c.oid)
+     ORDER BY c.relname`,
+    [`${table}_default`],
+  );
+  const partition = partitionName(table, chainId);
+  return rows.map(({ name, definition }) => {
+    const copy = `${partition}_${name.startsWith(`${table}_`) ? name.slice(table.length + 1) : name}`;
+    const match = /^CREATE (UNIQUE )?INDEX \S+ ON (?:ONLY )?\S+ (.*)$/s.exec(definition);
+    if (!match) throw new Error(`unexpected index definition for ${name}: ${definition}`);
+    return { name: copy, definition: `CREATE ${match[1] ?? ''}INDEX IF NOT EXISTS ${copy} ON ${partition} ${match[2]}` };
+  });
+}
+
+/** Whether the chain's rows are in partitions of their own and, if so, whether their indexes are built. */
+export async function partitionState(db: Queryable, chainId: number): Promise<PartitionState> {
+  const [row] = await db.query<{ own: boolean; indexes: string }>(
+    `SELECT to_regclass($1) IS NOT NULL AS own,
+            (SELECT count(*) FROM pg_index WHERE indrelid = to_regclass($1) OR indrelid = to_regclass($2))::text AS indexes`,
+    [partitionName('token_balances', chainId), partitionName('balance_intervals', chainId)],
+  );
+  if (!row!.own) return 'default';
+  let expected = TABLES.length - 1; // the balance key, which only token_balances has
+  for (const table of TABLES) expected += (await indexCopies(db, table, chainId)).length;
+  return Number(row!.indexes) >= expected ? 'indexed' : 'backfilling';
+}
+
+/**
+ * Gives a chain that has no balance rows yet its own partitions, without their page indexes:
+ * its indexing starts as a backfill. A chain already in the default partitions stays there.
+ * Returns the chain's state after.
+ */
+export async function startBackfill(db: Queryable, chainId: number): Promise<PartitionState> {
+  const state = await partitionState(db, chainId);
+  if (state !== 'default') return state;
+  const [held] = await db.query<{ rows: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM token_balances_default WHERE chain_id = $1)
+         OR EXISTS (SELECT 1 FROM balance_intervals_default WHERE chain_id = $1) AS rows`,
+    [chainId],
+  );
+  if (held!.rows) return 'default';
+  // the id is a number we checked, printed as digits: no quoting needed in the DDL
+  const id = BigInt(chainId).toString();
+  for (const table of TABLES) await db.query(`CREATE TABLE IF NOT EXISTS ${partitionName(table, chainId)} PARTITION OF ${table} FOR VALUES IN (${id})`);
+  return 'backfilling';
+}
+
+/** Builds a backfilled chain's page indexes in bulk (nothing if they are there) and refreshes its statistics. */
+export async function finishBackfill(db: Queryable, chainId: number): Promise<void> {
+  for (const table of TABLES) {
+    for (const index of await indexCopies(db, table, chainId)) await db.query(index.definition);
+    await db.query(`ANALYZE ${partitionName(table, chainId)}`);
+  }
+}
