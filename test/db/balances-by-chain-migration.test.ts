@@ -1,0 +1,71 @@
+/**
+ * Migration 024 partitions token_balances and balance_intervals by chain: an upgraded database
+ * keeps its rows where they were (the DEFAULT partitions, with their indexes' names), serves them
+ * as before, and leaves a chain that already has rows there; a chain with none starts a backfill
+ * in partitions of its own, which get every index of the default partitions once it finishes.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { migrate } from '../../src/db/migrate.js';
+import { finishBackfill, partitionState, startBackfill } from '../../src/db/chain-partitions.js';
+import { holdersPage } from '../../src/db/queries/holders.js';
+import { applyBlockChanges } from '../../src/db/queries/write-balances.js';
+import type { Database } from '../../src/db/client.js';
+import { availableEngines, databaseBefore } from '../support/databases.js';
+import { addressOf } from '../support/seed.js';
+
+const OLD_CHAIN = 7;
+const NEW_CHAIN = 8;
+const TOKEN = addressOf(0, 'partition-token');
+const [A, B] = [1, 2].map((i) => addressOf(i, 'partition-holder')) as [`0x${string}`, `0x${string}`];
+
+const tableOf = async (db: Database, chainId: number) =>
+  (await db.query<{ t: string }>('SELECT DISTINCT tableoid::regclass::text AS t FROM token_balances WHERE chain_id = $1', [chainId])).map((r) => r.t);
+const indexesOn = async (db: Database, table: string) =>
+  (await db.query<{ name: string }>('SELECT indexname AS name FROM pg_indexes WHERE tablename = $1 ORDER BY 1', [table])).map((r) => r.name);
+
+describe.each(await availableEngines())('migration 024 (balances by chain) on %s', (engine) => {
+  const opened: Array<() => Promise<void>> = [];
+  afterAll(async () => {
+    for (const close of opened) await close();
+  });
+
+  it('keeps an upgraded chain in the default partitions and gives a new chain its own', async () => {
+    const { db, close } = await databaseBefore(engine, '024_balances_by_chain');
+    opened.push(close);
+    for (const chainId of [OLD_CHAIN, NEW_CHAIN]) {
+      await db.query('INSERT INTO chains (chain_id, indexed_block) VALUES ($1, 5)', [chainId]);
+      await db.query(`INSERT INTO tokens (chain_id, address, type, first_block) VALUES ($1, $2, 'ERC-20', 1)`, [chainId, Buffer.from(TOKEN.slice(2), 'hex')]);
+    }
+    await applyBlockChanges(db, OLD_CHAIN, 2n, [
+      { token: TOKEN, holder: A, tokenId: null, delta: 5n, blockNumber: 1n },
+      { token: TOKEN, holder: A, tokenId: null, delta: 2n, blockNumber: 2n },
+      { token: TOKEN, holder: B, tokenId: null, delta: 9n, blockNumber: 2n },
+    ]);
+    const before = await indexesOn(db, 'token_balances');
+    await migrate(db);
+
+    const page = await holdersPage(db, { chainId: OLD_CHAIN, token: TOKEN, after: null, limit: 10 });
+    expect(page.holders.map((h) => [h.address.hash, h.value])).toEqual([[B, 9n], [A, 7n]]);
+    expect(await tableOf(db, OLD_CHAIN)).toEqual(['token_balances_default']);
+    // the page indexes kept their names, on the table that kept the rows; the key is the parent's
+    expect(await indexesOn(db, 'token_balances_default')).toEqual(before.filter((n) => n !== 'token_balances_key').concat('token_balances_default_key').sort());
+    expect(await startBackfill(db, OLD_CHAIN)).toBe('default');
+
+    expect(await startBackfill(db, NEW_CHAIN)).toBe('backfilling');
+    await applyBlockChanges(db, NEW_CHAIN, 3n, [{ token: TOKEN, holder: A, tokenId: null, delta: 4n, blockNumber: 3n }]);
+    expect(await tableOf(db, NEW_CHAIN)).toEqual([`token_balances_${NEW_CHAIN}`]);
+    expect(await indexesOn(db, `token_balances_${NEW_CHAIN}`)).toHaveLength(1); // the key alone
+    expect(await indexesOn(db, `balance_intervals_${NEW_CHAIN}`)).toEqual([]);
+    expect(await startBackfill(db, NEW_CHAIN)).toBe('backfilling');
+
+    await db.transaction((tx) => finishBackfill(tx, NEW_CHAIN));
+    expect(await partitionState(db, NEW_CHAIN)).toBe('indexed');
+    for (const table of ['token_balances', 'balance_intervals']) {
+      const copies = (await indexesOn(db, `${table}_${NEW_CHAIN}`)).filter((n) => !n.endsWith('_token_id_key'));
+      const originals = (await indexesOn(db, `${table}_default`)).filter((n) => n !== 'token_balances_default_key');
+      expect(copies).toEqual(originals.map((n) => n.replace(`${table}_`, `${table}_${NEW_CHAIN}_`)).sort());
+    }
+    const served = await holdersPage(db, { chainId: NEW_CHAIN, token: TOKEN, after: null, limit: 10 });
+    expect(served.holders.map((h) => [h.address.hash, h.value])).toEqual([[A, 4n]]);
+  });
+});
