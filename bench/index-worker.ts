@@ -15,6 +15,7 @@ import { boundHeapGrowth } from '../src/indexer/heap-growth.js';
 import type { Logger } from '../src/indexer/reorg.js';
 import { cpuMeter, profiled } from './lib/cpu.js';
 import { IndexerWithoutHistory } from './lib/indexer-without-history.js';
+import { IndexerWithoutBackfill } from './lib/indexer-without-backfill.js';
 import { saveProfile } from './lib/profiles.js';
 
 export interface WorkerConfig {
@@ -28,8 +29,8 @@ export interface WorkerConfig {
   profile: boolean;
   /** per-chain settings other than the defaults (the RPC budget of a remote run) */
   chain?: Partial<ChainSettings>;
-  /** false: index without the balance history (the baseline of --history-cost); default true */
-  keepHistory?: boolean;
+  /** the baseline a cost flag compares with: no balance history (--history-cost), no backfill path (--backfill-cost) */
+  baseline?: 'without-history' | 'without-backfill';
 }
 
 export interface WorkerResult {
@@ -124,7 +125,7 @@ const sample = () => {
 };
 const timer = setInterval(sample, 100);
 
-const Indexer = config.keepHistory === false ? IndexerWithoutHistory : ChainIndexer;
+const Indexer = config.baseline === 'without-history' ? IndexerWithoutHistory : config.baseline === 'without-backfill' ? IndexerWithoutBackfill : ChainIndexer;
 const indexer = new Indexer({
   db,
   rpc,

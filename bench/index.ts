@@ -18,6 +18,7 @@
  *   npm run bench:index -- --cpu-prof         also CPU-profile one extra (uncounted) indexing run per engine
  *   npm run bench:index -- --history-cost     also index each run without the balance history, on both
  *                                             engines, alternating which goes first (`history_cost`)
+ *   npm run bench:index -- --backfill-cost    the same pairs against the indexer without the backfill path (`backfill_cost`)
  *   npm run bench:index -- --no-remote        skip (d)
  */
 import { fork } from 'node:child_process';
@@ -45,7 +46,7 @@ import { bundleWorker } from './lib/worker-bundle.js';
 const { sizes, tiny, options } = readFlags(
   { transfers: 200_000, tokens: 50, holders: 20_000, perTx: 100, txsPerBlock: 2, miners: 8, runs: 3 },
   { transfers: 5_000, tokens: 5, holders: 1_000, perTx: 50, txsPerBlock: 2, miners: 4, runs: 1 },
-  { out: { type: 'string' }, 'no-wait': { type: 'boolean' }, 'cpu-prof': { type: 'boolean' }, 'history-cost': { type: 'boolean' }, 'no-remote': { type: 'boolean' } },
+  { out: { type: 'string' }, 'no-wait': { type: 'boolean' }, 'cpu-prof': { type: 'boolean' }, 'history-cost': { type: 'boolean' }, 'backfill-cost': { type: 'boolean' }, 'no-remote': { type: 'boolean' } },
 );
 const log = logger('bench:index');
 const command = `npm run bench:index${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
@@ -78,8 +79,9 @@ async function main() {
     const layer: number[] = [];
     const postgres: WorkerResult[] = [];
     const pglite: WorkerResult[] = [];
-    const compare = options['history-cost'] === true;
-    const withoutHistory = { postgres: [] as WorkerResult[], pglite: [] as WorkerResult[] };
+    // the baseline each measured run is paired with, if a cost is asked for
+    const cost = options['history-cost'] === true ? COSTS.history : options['backfill-cost'] === true ? COSTS.backfill : null;
+    const baseline = { postgres: [] as WorkerResult[], pglite: [] as WorkerResult[] };
     const loads: number[][] = [];
     // Profiling slows what it watches: the profiled runs come first and are not counted.
     const profiles = options['cpu-prof']
@@ -93,19 +95,19 @@ async function main() {
       const viaLayer = await withCpu(() => chainLayerFetch(anvil.url, head));
       layer.push(eventsPerS(viaLayer.result));
       layerCpu.push(viaLayer.usPerEvent(viaLayer.result.events));
-      // with and without history back to back, the first of the pair alternating by run, so a
+      // the indexer and its baseline back to back, the first of the pair alternating by run, so a
       // drift in the machine's load does not favour one side
-      const historyFirst = run % 2 === 1;
+      const measuredFirst = run % 2 === 1;
       for (const [engine, kept] of [['postgres', postgres], ['pglite', pglite]] as const) {
-        if (compare && !historyFirst) withoutHistory[engine].push(await indexRun(engine, anvil.url, head, chain, false, undefined, false));
+        if (cost && !measuredFirst) baseline[engine].push(await indexRun(engine, anvil.url, head, chain, false, undefined, cost.baseline));
         kept.push(await indexRun(engine, anvil.url, head, chain, false));
-        if (compare && historyFirst) withoutHistory[engine].push(await indexRun(engine, anvil.url, head, chain, false, undefined, false));
+        if (cost && measuredFirst) baseline[engine].push(await indexRun(engine, anvil.url, head, chain, false, undefined, cost.baseline));
       }
       loads.push(loadavg().map((l) => round(l, 2)));
-      if (compare) {
+      if (cost) {
         const pair = (engine: 'postgres' | 'pglite', kept: WorkerResult[]) =>
-          `${engine} ${perS(kept.at(-1)!.transfers, kept.at(-1)!.ms)} with / ${perS(withoutHistory[engine].at(-1)!.transfers, withoutHistory[engine].at(-1)!.ms)} without history`;
-        log(`run ${run} history cost: ${pair('postgres', postgres)}, ${pair('pglite', pglite)} ev/s; load average ${loads.at(-1)!.join(' ')}`);
+          `${engine} ${perS(kept.at(-1)!.transfers, kept.at(-1)!.ms)} with / ${perS(baseline[engine].at(-1)!.transfers, baseline[engine].at(-1)!.ms)} without ${cost.what}`;
+        log(`run ${run} ${cost.what} cost: ${pair('postgres', postgres)}, ${pair('pglite', pglite)} ev/s; load average ${loads.at(-1)!.join(' ')}`);
       }
       log(
         `run ${run}: bare fetch ${bare.at(-1)} ev/s, chain layer ${layer.at(-1)} ev/s, ` +
@@ -153,9 +155,9 @@ async function main() {
       pglite: engine(pglite),
       bare_fetch: { events_per_s: bareMedian, runs: bare, cpu_us_per_event: medianCpu(bareCpu), best: best.config, grid: bareGrid.map((g) => ({ ...g.config, events_per_s: eventsPerS(g) })) },
       chain_layer_fetch: { events_per_s: median(layer), runs: layer, cpu_us_per_event: medianCpu(layerCpu), ratio_to_bare: round(median(layer) / bareMedian, 3) },
-      history_cost: compare
-        ? { postgres: historyCost(postgres, withoutHistory.postgres), pglite: historyCost(pglite, withoutHistory.pglite), load_average_1_5_15_after_each_run: loads }
-        : null,
+      history_cost: cost === COSTS.history ? { postgres: historyCost(postgres, baseline.postgres), pglite: historyCost(pglite, baseline.pglite), load_average_1_5_15_after_each_run: loads } : null,
+      backfill_cost:
+        cost === COSTS.backfill ? { postgres: backfillCost(postgres, baseline.postgres), pglite: backfillCost(pglite, baseline.pglite), load_average_1_5_15_after_each_run: loads } : null,
       chain,
       profiles,
       quiet: quiet.summary(),
@@ -173,23 +175,41 @@ async function main() {
   }
 }
 
+/** What a cost flag pairs each measured run with, and how its results name the two sides. */
+const COSTS = {
+  history: { baseline: 'without-history', what: 'history' },
+  backfill: { baseline: 'without-backfill', what: 'backfill' },
+} as const;
+
+/** The indexer against its baseline (runs paired by index): medians, their ratio, each pair's ratio, the rates. */
+function pairedRates(kept: WorkerResult[], without: WorkerResult[], what: string) {
+  const rate = (r: WorkerResult) => perS(r.transfers, r.ms);
+  const withRate = median(kept.map(rate));
+  const withoutRate = median(without.map(rate));
+  return {
+    [`with_${what}_events_per_s`]: withRate,
+    [`without_${what}_events_per_s`]: withoutRate,
+    ratio: round(withRate / withoutRate, 3),
+    ratio_per_pair: kept.map((r, i) => round(rate(r) / rate(without[i]!), 3)),
+    [`with_${what}_runs`]: kept.map(rate),
+    [`without_${what}_runs`]: without.map(rate),
+    db_share: { [`with_${what}`]: round(median(kept.map((r) => r.dbMs / r.ms)), 3), [`without_${what}`]: round(median(without.map((r) => r.dbMs / r.ms)), 3) },
+  };
+}
+
+/** The backfill path against the indexer without it: the rates and each side's peak RSS. */
+function backfillCost(kept: WorkerResult[], without: WorkerResult[]) {
+  return { ...pairedRates(kept, without, 'backfill'), peak_rss_mb: { with_backfill: kept.map((r) => r.peakRssMb), without_backfill: without.map((r) => r.peakRssMb) } };
+}
+
 /**
  * Indexing with the balance history against without it (runs paired by index): medians, their
  * ratio, and what the history took on disk per kept change (table + indexes).
  */
 function historyCost(kept: WorkerResult[], without: WorkerResult[]) {
-  const rate = (r: WorkerResult) => perS(r.transfers, r.ms);
-  const withRate = median(kept.map(rate));
-  const withoutRate = median(without.map(rate));
   const h = kept[0]!.history;
   return {
-    with_history_events_per_s: withRate,
-    without_history_events_per_s: withoutRate,
-    ratio: round(withRate / withoutRate, 3),
-    ratio_per_pair: kept.map((r, i) => round(rate(r) / rate(without[i]!), 3)),
-    with_history_runs: kept.map(rate),
-    without_history_runs: without.map(rate),
-    db_share: { with_history: round(median(kept.map((r) => r.dbMs / r.ms)), 3), without_history: round(median(without.map((r) => r.dbMs / r.ms)), 3) },
+    ...pairedRates(kept, without, 'history'),
     kept_changes: h.rows,
     bytes_per_kept_change: { table: round(h.tableBytes / h.rows, 1), indexes: round(h.indexBytes / h.rows, 1), total: round((h.tableBytes + h.indexBytes) / h.rows, 1) },
     without_history_rows: without[0]!.history.rows,
@@ -420,9 +440,9 @@ async function indexRun(
   chain: { transfers: number; positive_balances: number },
   profile: boolean,
   settings?: Partial<ChainSettings>,
-  keepHistory = true,
+  baseline?: WorkerConfig['baseline'],
 ): Promise<WorkerResult> {
-  const config: WorkerConfig = { engine, rpcUrl, chainId: CHAIN_ID, head: head.toString(), profile, keepHistory, ...(settings ? { chain: settings } : {}) };
+  const config: WorkerConfig = { engine, rpcUrl, chainId: CHAIN_ID, head: head.toString(), profile, ...(baseline ? { baseline } : {}), ...(settings ? { chain: settings } : {}) };
   let cleanup: () => Promise<void>;
   if (engine === 'postgres') {
     const fresh = await freshDatabase('postgres');

@@ -3,7 +3,7 @@
  * balance change costs the database when it is written as today (one upsert per changed key,
  * per batch, with the intervals it closes), against an append-only log folded in bulk.
  *
- *   npx tsx bench/prototypes/backfill-fold.ts [--engine postgres|pglite] [--folds 2] [--rounds 3] [--out file]
+ *   npx tsx bench/prototypes/backfill-fold.ts [--engine postgres|pglite] [--folds 2] [--rounds 3] [--variants today,deferred,merged] [--out file]
  *
  * Each round runs every variant once, in a rotated order (the machine's speed drifts); the
  * figures are each variant's median over the rounds.
@@ -22,11 +22,15 @@
  *   its four indexes built in bulk, then swapped in by rename; holder counts are recounted.
  *   In a built design the rebuild is per chain (a partition per chain, attached in place of the
  *   old one), so other chains' rows are neither copied nor locked for more than the swap.
+ *   It swaps the unpartitioned table by rename, so it runs only on the schema before migration
+ *   024 (its figures in BENCHMARKS.md were measured there); `--variants` leaves it out by default.
  *
  * - `deferred`: today's write, with the indexes only pages read (token_balances_page,
  *   token_balances_by_holder, balance_intervals_page, balance_intervals_key) dropped before the
  *   first batch and built in bulk after the last: what deferring them through an initial
- *   backfill would save. The key index the upsert needs stays.
+ *   backfill would save. The key index the upsert needs stays. (Built: src/db/chain-partitions.ts.)
+ * - `merged`: the log as in `fold`, then every `batches / folds` batches today's write over all of
+ *   them at once (a key changed in several batches upserted once): no gain, so not built.
  *
  * A prototype: its SQL is not the indexer's, and nothing in src/ uses it.
  */
@@ -43,7 +47,7 @@ import { freshDatabase } from '../../test/support/databases.js';
 import { writeFileSync } from 'node:fs';
 
 const { values: args } = parseArgs({
-  options: { engine: { type: 'string', default: 'postgres' }, folds: { type: 'string', default: '2' }, rounds: { type: 'string', default: '3' }, out: { type: 'string' } },
+  options: { engine: { type: 'string', default: 'postgres' }, folds: { type: 'string', default: '2' }, rounds: { type: 'string', default: '3' }, out: { type: 'string' }, variants: { type: 'string' } },
 });
 const engine = args.engine === 'pglite' ? 'pglite' : 'postgres';
 const FOLDS = Number(args.folds);
@@ -201,7 +205,7 @@ async function runToday(db: Database, batches: BlockDelta[][], phases: Phases) {
 const PAGE_INDEXES = ['token_balances_page', 'token_balances_by_holder', 'balance_intervals_key', 'balance_intervals_page'];
 
 async function runDeferred(db: Database, batches: BlockDelta[][], phases: Phases) {
-  const definitions = new Map([...(await indexDefinitions(db, 'token_balances')), ...(await indexDefinitions(db, 'balance_intervals'))]);
+  const definitions = new Map([...(await indexDefinitions(db, 'token_balances_default')), ...(await indexDefinitions(db, 'balance_intervals_default'))]);
   for (const name of PAGE_INDEXES) await db.exec(`DROP INDEX ${name}`);
   await runToday(db, batches, phases);
   await timed(phases, 'index_builds', async () => {
@@ -267,7 +271,7 @@ async function main() {
   const changes = batches.reduce((n, b) => n + b.length, 0);
   const result: Record<string, unknown> = { engine, rounds: ROUNDS, measured_at: new Date().toISOString(), load_average_at_start: loadavg().map((l) => Math.round(l * 100) / 100), shape: SHAPE, changes, folds: FOLDS };
   const digests: Record<string, Record<string, string>> = {};
-  const variants = ['today', 'fold', 'deferred', 'merged'] as const;
+  const variants = (args.variants?.split(',') ?? ['today', 'deferred', 'merged']) as Array<'today' | 'fold' | 'deferred' | 'merged'>;
   const runs: Record<string, Array<{ ms: number; phases: Phases }>> = { today: [], fold: [], deferred: [], merged: [] };
   for (let round = 0; round < ROUNDS; round++) {
     for (let k = 0; k < variants.length; k++) {
@@ -277,7 +281,7 @@ async function main() {
         await seedTokens(db);
         const phases: Phases = {};
         const started = performance.now();
-        await ({ today: runToday, fold: runFold, deferred: runDeferred, merged: runMerged }[variant](db, batches, phases));
+        await ({ today: runToday, fold: runFold, deferred: runDeferred, merged: runMerged}[variant](db, batches, phases));
         runs[variant]!.push({ ms: performance.now() - started, phases });
         digests[variant] = await digest(db);
         console.error(`${engine} round ${round + 1} ${variant}: ${Math.round(performance.now() - started)} ms`);
