@@ -45,23 +45,30 @@ async function indexCopies(db: Queryable, table: PartitionedTable, chainId: numb
   });
 }
 
-/** Whether the chain's rows are in partitions of their own and, if so, whether their indexes are built. */
+/**
+ * Whether the chain's rows are in partitions of their own and, if so, whether every index of
+ * the default partitions has its copy there (the build is one transaction, but an index an
+ * operator dropped by hand is built again too).
+ */
 export async function partitionState(db: Queryable, chainId: number): Promise<PartitionState> {
-  const [row] = await db.query<{ own: boolean; indexes: string }>(
-    `SELECT to_regclass($1) IS NOT NULL AS own,
-            (SELECT count(*) FROM pg_index WHERE indrelid = to_regclass($1) OR indrelid = to_regclass($2))::text AS indexes`,
-    [partitionName('token_balances', chainId), partitionName('balance_intervals', chainId)],
+  const own = TABLES.map((table) => partitionName(table, chainId));
+  const rows = await db.query<{ name: string | null; own: boolean }>(
+    `SELECT i.indexname AS name, to_regclass($1) IS NOT NULL AS own
+     FROM (SELECT 1) one LEFT JOIN pg_indexes i ON i.schemaname = current_schema() AND i.tablename = ANY($2::text[])`,
+    [own[0], own],
   );
-  if (!row!.own) return 'default';
-  let expected = TABLES.length - 1; // the balance key, which only token_balances has
-  for (const table of TABLES) expected += (await indexCopies(db, table, chainId)).length;
-  return Number(row!.indexes) >= expected ? 'indexed' : 'backfilling';
+  if (!rows[0]!.own) return 'default';
+  const built = new Set(rows.map((r) => r.name));
+  for (const table of TABLES) {
+    for (const copy of await indexCopies(db, table, chainId)) if (!built.has(copy.name)) return 'backfilling';
+  }
+  return 'indexed';
 }
 
 /**
  * Gives a chain that has no balance rows yet its own partitions, without their page indexes:
  * its indexing starts as a backfill. A chain already in the default partitions stays there.
- * Returns the chain's state after.
+ * Returns the chain's state after. Run it in a transaction: both partitions, or neither.
  */
 export async function startBackfill(db: Queryable, chainId: number): Promise<PartitionState> {
   const state = await partitionState(db, chainId);

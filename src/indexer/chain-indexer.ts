@@ -326,7 +326,7 @@ export class ChainIndexer {
    * baseline without the backfill path (bench/lib/indexer-without-backfill.ts).
    */
   protected async startBackfill(): Promise<boolean> {
-    return (await startBackfill(this.db, this.chain.chainId)) === 'backfilling';
+    return (await this.db.transaction((tx) => startBackfill(tx, this.chain.chainId))) === 'backfilling';
   }
 
   /**

@@ -65,6 +65,11 @@ describe.each(await availableEngines())('migration 024 (balances by chain) on %s
       const originals = (await indexesOn(db, `${table}_default`)).filter((n) => n !== 'token_balances_default_key');
       expect(copies).toEqual(originals.map((n) => n.replace(`${table}_`, `${table}_${NEW_CHAIN}_`)).sort());
     }
+    // an index missing (dropped by hand) is a backfill to finish: built again, alone
+    await db.query(`DROP INDEX token_balances_${NEW_CHAIN}_page`);
+    expect(await partitionState(db, NEW_CHAIN)).toBe('backfilling');
+    await db.transaction((tx) => finishBackfill(tx, NEW_CHAIN));
+    expect(await partitionState(db, NEW_CHAIN)).toBe('indexed');
     const served = await holdersPage(db, { chainId: NEW_CHAIN, token: TOKEN, after: null, limit: 10 });
     expect(served.holders.map((h) => [h.address.hash, h.value])).toEqual([[A, 4n]]);
   });
