@@ -66,6 +66,15 @@ export async function partitionState(db: Queryable, chainId: number): Promise<Pa
 }
 
 /**
+ * SQL: whether the chain whose id is the expression `chainId` is backfilling, for listings of
+ * every chain in one statement: its own balances partition exists without the copy of
+ * token_balances_page (finishBackfill builds every copy in one transaction, so one tells). The
+ * names as partitionName and indexCopies make them.
+ */
+export const backfillingSql = (chainId: string) =>
+  `(to_regclass('token_balances_' || ${chainId}) IS NOT NULL AND to_regclass('token_balances_' || ${chainId} || '_page') IS NULL)`;
+
+/**
  * Gives a chain that has no balance rows yet its own partitions, without their page indexes:
  * its indexing starts as a backfill. A chain already in the default partitions stays there.
  * Returns the chain's state after. Run it in a transaction: both partitions, or neither.

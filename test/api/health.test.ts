@@ -45,7 +45,7 @@ describe.each(await availableEngines())('/health (%s)', (engine) => {
     const { status, body } = await health();
     expect(status).toBe(200);
     expect(body.status).toBe('ok');
-    expect(chain(body, 1)).toMatchObject({ status: 'ok', indexed_block: 500, head_block: 502, lag: 2, reasons: [] });
+    expect(chain(body, 1)).toMatchObject({ status: 'ok', indexed_block: 500, head_block: 502, lag: 2, reasons: [], backfilling: false });
     expect(Date.now() - Date.parse(chain(body, 1).polled_at)).toBeLessThan(60_000);
   });
 

@@ -53,6 +53,7 @@ export function chainHealth(c: ChainStatus, limits: HealthThresholds, now = Date
     lag: asNumber(lag),
     polled_at: c.polledAt === null ? null : new Date(c.polledAt).toISOString(),
     reasons,
+    backfilling: c.backfilling,
     ...(c.parent ? { parent: parentHealth(c.parent) } : {}),
   };
 }

@@ -12,6 +12,10 @@ export const ChainHealth = Type.Object({
   lag: Nullable(Type.Integer({ description: 'head_block − indexed_block' })),
   polled_at: Nullable(Type.String({ description: 'when the indexer last reached its node' })),
   reasons: Type.Array(Type.String(), { description: 'why the chain is degraded; empty when ok' }),
+  backfilling: Type.Boolean({
+    description:
+      'indexed for the first time and not yet within the reorg window of the head: its page indexes are built at the hand-over, so until then pages are correct but a large token\'s are slow',
+  }),
   parent: Type.Optional(
     Type.Object(
       {

@@ -1,3 +1,4 @@
+import { backfillingSql } from '../chain-partitions.js';
 import type { Queryable } from '../client.js';
 import type { BlobSchedule } from '../../config/blob-schedule.js';
 
@@ -13,6 +14,8 @@ export interface ChainStatus {
   /** since when its steps have been failing, and what failed; null while they succeed */
   failingSince: Date | null;
   failure: string | null;
+  /** indexed for the first time and its page indexes not built yet (db/chain-partitions.ts) */
+  backfilling: boolean;
   /** an Arbitrum chain's parent-chain follower (chains/arbitrum/): its tip, the parent's head, its last poll */
   parent?: { indexedBlock: bigint | null; headBlock: bigint | null; polledAt: number | null };
 }
@@ -40,13 +43,15 @@ export async function listChains(db: Queryable): Promise<ChainStatus[]> {
     parent_head: string | null;
     parent_polled_ms_ago: string | null;
     followed: boolean | null;
+    backfilling: boolean;
   }>(
     // the heartbeat's age by the database's clock, which every process shares
     `SELECT c.chain_id::text, c.elasticity, c.blob_schedule, c.indexed_block::text, c.head_block::text,
             (extract(epoch FROM now() - c.polled_at) * 1000)::bigint::text AS polled_ms_ago,
             to_char(c.failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS failing_since, c.failure,
             p.chain_id IS NOT NULL AS followed, p.indexed_block::text AS parent_indexed, p.head_block::text AS parent_head,
-            (extract(epoch FROM now() - p.polled_at) * 1000)::bigint::text AS parent_polled_ms_ago
+            (extract(epoch FROM now() - p.polled_at) * 1000)::bigint::text AS parent_polled_ms_ago,
+            ${backfillingSql('c.chain_id')} AS backfilling
      FROM chains c LEFT JOIN arbitrum_parent p ON p.chain_id = c.chain_id ORDER BY c.chain_id`,
   );
   const now = Date.now();
@@ -59,6 +64,7 @@ export async function listChains(db: Queryable): Promise<ChainStatus[]> {
     polledAt: r.polled_ms_ago === null ? null : now - Number(r.polled_ms_ago),
     failingSince: r.failing_since === null ? null : new Date(r.failing_since),
     failure: r.failure,
+    backfilling: r.backfilling,
     ...(r.followed
       ? {
           parent: {
