@@ -20,7 +20,11 @@ type PartitionedTable = (typeof TABLES)[number];
 
 export type PartitionState = 'default' | 'backfilling' | 'indexed';
 
-const partitionName = (table: PartitionedTable, chainId: number) => `${table}_${BigInt(chainId).toString()}`;
+/** The one naming rule of a chain's partitions and their index copies; `id` is the chain id's digits. */
+const partitionNamed = (table: PartitionedTable, id: string) => `${table}_${id}`;
+const copyNamed = (table: PartitionedTable, id: string, index: string) =>
+  `${partitionNamed(table, id)}_${index.startsWith(`${table}_`) ? index.slice(table.length + 1) : index}`;
+const partitionName = (table: PartitionedTable, chainId: number) => partitionNamed(table, BigInt(chainId).toString());
 
 interface IndexCopy {
   name: string;
@@ -38,7 +42,7 @@ async function indexCopies(db: Queryable, table: PartitionedTable, chainId: numb
   );
   const partition = partitionName(table, chainId);
   return rows.map(({ name, definition }) => {
-    const copy = `${partition}_${name.startsWith(`${table}_`) ? name.slice(table.length + 1) : name}`;
+    const copy = copyNamed(table, BigInt(chainId).toString(), name);
     const match = /^CREATE (UNIQUE )?INDEX \S+ ON (?:ONLY )?\S+ (.*)$/s.exec(definition);
     if (!match) throw new Error(`unexpected index definition for ${name}: ${definition}`);
     return { name: copy, definition: `CREATE ${match[1] ?? ''}INDEX IF NOT EXISTS ${copy} ON ${partition} ${match[2]}` };
@@ -69,10 +73,15 @@ export async function partitionState(db: Queryable, chainId: number): Promise<Pa
  * SQL: whether the chain whose id is the expression `chainId` is backfilling, for listings of
  * every chain in one statement: its own balances partition exists without the copy of
  * token_balances_page (finishBackfill builds every copy in one transaction, so one tells). The
- * names as partitionName and indexCopies make them.
+ * names are the TS rule's above, with the id spliced in as SQL.
  */
-export const backfillingSql = (chainId: string) =>
-  `(to_regclass('token_balances_' || ${chainId}) IS NOT NULL AND to_regclass('token_balances_' || ${chainId} || '_page') IS NULL)`;
+export const backfillingSql = (chainId: string) => {
+  const ID = '\u0000';
+  const named = (name: string) => `('${name.split(ID).join(`' || ${chainId} || '`)}')`;
+  const own = named(partitionNamed('token_balances', ID));
+  const page = named(copyNamed('token_balances', ID, 'token_balances_page'));
+  return `(to_regclass(${own}) IS NOT NULL AND to_regclass(${page}) IS NULL)`;
+};
 
 /**
  * Gives a chain that has no balance rows yet its own partitions, without their page indexes:

@@ -8,13 +8,10 @@ import { fetchUncles } from '../evm/uncles.js';
 import { sleep } from '../rpc/backoff.js';
 import { BlockNotAvailableError } from '../rpc/errors.js';
 import type { Database } from '../db/client.js';
-import { isConnectionFailure, isDatabaseRefusal } from '../db/unavailable.js';
+import { isConnectionFailure } from '../db/unavailable.js';
 import type { Hex } from '../db/rows.js';
 import { negativeBalances } from '../db/queries/write-balances.js';
-import { finishBackfill, startBackfill } from '../db/chain-partitions.js';
 import { consensusHashes, indexedBlock, setHeadBlock } from '../db/queries/progress.js';
-import { clearIndexerFailure, recordIndexerFailure, type IndexerFailure } from '../db/queries/indexer-status.js';
-import { RpcError } from '../rpc/errors.js';
 import { digestBlock, transformBatch, findLinkBreak, type DigestedBlock, type IndexBatch, type TransformOptions } from './transform.js';
 import { BlockPrefetcher } from './block-prefetcher.js';
 import { HeadPoller } from './head-poller.js';
@@ -24,6 +21,8 @@ import { RebasingBalances } from './rebasing.js';
 import { findCommonAncestor, rollBackTo, type Logger } from './reorg.js';
 import { WrappedNativeTokens } from './wrapped-native.js';
 import { RecentAddresses } from './recent-addresses.js';
+import { Backfill } from './backfill.js';
+import { StepStatus } from './step-status.js';
 import type { IndexerMetrics } from './metrics.js';
 
 export interface ChainIndexerOptions {
@@ -69,12 +68,10 @@ export class ChainIndexer {
   private batchBlocks: number;
   private traces: Promise<boolean> | null;
   private readonly recentAddresses = new RecentAddresses();
-  /** whether the database may say this chain is failing (unknown at start: a previous run may have said so) */
-  private failureRecorded = true;
+  private readonly backfill: Backfill;
+  private readonly status: StepStatus;
   /** whether history below --history-from-block has been pruned by this process */
   private historyPruned = false;
-  /** whether the chain's partitions still wait for their page indexes (db/chain-partitions.ts) */
-  private backfilling = false;
 
   constructor(private readonly options: ChainIndexerOptions) {
     this.db = options.db;
@@ -85,6 +82,8 @@ export class ChainIndexer {
     this.rebasing = new RebasingBalances(options.chain.rebasingTokens, options.chain.rebasingSweepBatches);
     this.batchBlocks = this.minBatchBlocks;
     this.traces = options.traces === false ? Promise.resolve(false) : null;
+    this.backfill = new Backfill(options.db, options.chain.chainId, options.logger);
+    this.status = new StepStatus(options.db, options.chain.chainId);
   }
 
   private get minBatchBlocks(): number {
@@ -130,11 +129,11 @@ export class ChainIndexer {
     );
     const heads = new HeadPoller(this.rpc, this.chain.pollIntervalMs);
     await this.reconcileLeftovers();
-    this.backfilling = await this.startBackfill();
+    const backfilling = await this.startBackfill();
     const tip = await indexedBlock(this.db, this.chain.chainId);
     let next = tip ? tip.number + 1n : this.chain.startBlock;
     let parent: Hex | null = tip?.hash ?? null;
-    this.logger.info({ ...this.label, from: next.toString(), backfill: this.backfilling }, tip ? 'resuming' : 'starting');
+    this.logger.info({ ...this.label, from: next.toString(), backfill: backfilling }, tip ? 'resuming' : 'starting');
     // the node's capabilities are asked beside the first head, not after it: one round trip
     // fewer before the first blocks go out (a probe that fails is asked again by the first fetch)
     Promise.all([this.useTraces(next), supportsBlockReceipts(this.rpc)]).catch(() => undefined);
@@ -155,14 +154,14 @@ export class ChainIndexer {
         if (next > head) {
           prefetcher.reset();
           following = null;
-          await this.finishBackfill();
+          await this.backfill.finish();
           // A branch as long as ours or shorter never shows up as a broken link ahead of us:
           // compare the node's block at our height (or its head, if lower) with ours.
           if (parent !== null && (await this.tipReplaced(next - 1n, parent, head, signal))) {
             ({ next, parent } = await this.handleReorg(next));
             continue;
           }
-          await this.stepSucceeded();
+          await this.status.succeeded();
           await sleep(this.chain.pollIntervalMs, signal);
           continue;
         }
@@ -190,14 +189,14 @@ export class ChainIndexer {
           following = { from: batch.to + 1n, batch: taking };
         }
         // the head-following path from the first batch a reorg could reach
-        if (batch.to > head - BigInt(this.chain.reorgWindow)) await this.finishBackfill();
+        await this.backfill.beforeBatch(batch.to, head, this.chain.reorgWindow);
         const addresses = this.recentAddresses.unseen(batch.addresses);
         await this.write(batch, addresses);
         this.recentAddresses.remember(addresses);
         await this.afterBatch(batch, head, Date.now() - started);
         parent = batch.blocks[batch.blocks.length - 1]!.hash;
         next = batch.to + 1n;
-        await this.stepSucceeded();
+        await this.status.succeeded();
       } catch (error) {
         if (signal.aborted) break;
         prefetcher.reset();
@@ -215,7 +214,7 @@ export class ChainIndexer {
           { ...this.label, err: error instanceof Error ? error.message : String(error), database: isConnectionFailure(error) },
           'indexing step failed; retrying from the last committed block',
         );
-        await this.stepFailed(error);
+        await this.status.failed(error);
         await sleep(2_000, signal).catch(() => undefined);
         const tip = await indexedBlock(this.db, this.chain.chainId).catch(() => undefined);
         if (tip !== undefined) {
@@ -224,28 +223,6 @@ export class ChainIndexer {
         }
       }
     }
-  }
-
-  /**
-   * Tells every API process (through the database) that this chain's indexing is failing. The
-   * database may be what fails: then nothing is recorded, and /health sees the heartbeat stop.
-   */
-  private async stepFailed(error: unknown): Promise<void> {
-    const failure: IndexerFailure = isConnectionFailure(error) || isDatabaseRefusal(error) ? 'database' : error instanceof RpcError ? 'rpc' : 'internal';
-    // set first: a write whose answer was lost may still have been committed
-    this.failureRecorded = true;
-    try {
-      await recordIndexerFailure(this.db, this.chain.chainId, failure);
-    } catch {
-      // logged above already
-    }
-  }
-
-  /** Clears a recorded failure once a step has gone through; costs nothing while all is well. */
-  private async stepSucceeded(): Promise<void> {
-    if (!this.failureRecorded) return;
-    await clearIndexerFailure(this.db, this.chain.chainId);
-    this.failureRecorded = false;
   }
 
   /**
@@ -321,29 +298,15 @@ export class ChainIndexer {
   }
 
   /**
-   * Whether this run starts (or carries on) a backfill: the chain's own partitions made if it
-   * has no rows yet, and still without their page indexes. Overridden only by bench:index's
-   * baseline without the backfill path (bench/lib/indexer-without-backfill.ts).
+   * Whether this run backfills (./backfill.ts). Overridden only by bench:index's baseline
+   * without the backfill path (bench/lib/indexer-without-backfill.ts).
    */
-  protected async startBackfill(): Promise<boolean> {
-    return (await this.db.transaction((tx) => startBackfill(tx, this.chain.chainId))) === 'backfilling';
-  }
-
-  /**
-   * The hand-over from the backfill to the head-following path: the page indexes built in bulk,
-   * in one transaction (a crash leaves none of them, and the next start builds them again).
-   */
-  private async finishBackfill(): Promise<void> {
-    if (!this.backfilling) return;
-    const started = Date.now();
-    this.logger.info(this.label, 'backfill: building page indexes');
-    await this.db.transaction((tx) => finishBackfill(tx, this.chain.chainId));
-    this.backfilling = false;
-    this.logger.info({ ...this.label, ms: Date.now() - started }, 'backfill finished: page indexes built');
+  protected startBackfill(): Promise<boolean> {
+    return this.backfill.start();
   }
 
   private async handleReorg(next: bigint): Promise<{ next: bigint; parent: Hex | null }> {
-    await this.finishBackfill();
+    await this.backfill.finish();
     const floor = this.chain.startBlock - 1n;
     const ancestor = await findCommonAncestor(this.db, this.rpc, this.chain.chainId, next - 1n, floor);
     await rollBackTo(this.db, this.rpc, this.chain.chainId, ancestor, next - 1n, this.logger, ensRegistryFor(this.chain.chainId, this.chain.ens));

@@ -1,0 +1,37 @@
+import type { Database } from '../db/client.js';
+import { isConnectionFailure, isDatabaseRefusal } from '../db/unavailable.js';
+import { clearIndexerFailure, recordIndexerFailure, type IndexerFailure } from '../db/queries/indexer-status.js';
+import { RpcError } from '../rpc/errors.js';
+
+/**
+ * What one chain's indexer tells every API process, through the database, of its last step:
+ * failing (and why: the database, the node, or our own fault) or well. The database may be what
+ * fails: then nothing is recorded, and /health sees the heartbeat stop.
+ */
+export class StepStatus {
+  /** whether the database may say this chain is failing (unknown at start: a previous run may have said so) */
+  private failureRecorded = true;
+
+  constructor(
+    private readonly db: Database,
+    private readonly chainId: number,
+  ) {}
+
+  async failed(error: unknown): Promise<void> {
+    const failure: IndexerFailure = isConnectionFailure(error) || isDatabaseRefusal(error) ? 'database' : error instanceof RpcError ? 'rpc' : 'internal';
+    // set first: a write whose answer was lost may still have been committed
+    this.failureRecorded = true;
+    try {
+      await recordIndexerFailure(this.db, this.chainId, failure);
+    } catch {
+      // the caller has logged the error already
+    }
+  }
+
+  /** Clears a recorded failure once a step has gone through; costs nothing while all is well. */
+  async succeeded(): Promise<void> {
+    if (!this.failureRecorded) return;
+    await clearIndexerFailure(this.db, this.chainId);
+    this.failureRecorded = false;
+  }
+}
