@@ -72,7 +72,7 @@ export async function partitionState(db: Queryable, chainId: number): Promise<Pa
 /**
  * SQL: whether the chain whose id is the expression `chainId` is backfilling, for listings of
  * every chain in one statement: its own balances partition exists without the copy of
- * token_balances_page (finishBackfill builds every copy in one transaction, so one tells). The
+ * token_balances_page (finishBackfill builds that copy last, so it tells). The
  * names are the TS rule's above, with the id spliced in as SQL.
  */
 export const backfillingSql = (chainId: string) => {
@@ -103,10 +103,21 @@ export async function startBackfill(db: Queryable, chainId: number): Promise<Par
   return 'backfilling';
 }
 
-/** Builds a backfilled chain's page indexes in bulk (nothing if they are there) and refreshes its statistics. */
+/**
+ * Builds a backfilled chain's page indexes in bulk (those not there yet) and refreshes its
+ * statistics. Each index is a statement and a transaction of its own, not one transaction for
+ * all: on PGlite the API shares the one connection, so a page waits for one index build at
+ * most, not the whole hand-over, and a kill keeps what was built (the next start builds the
+ * rest). token_balances_page's copy comes last: it tells that the build is done (backfillingSql).
+ * Call it outside a transaction.
+ */
 export async function finishBackfill(db: Queryable, chainId: number): Promise<void> {
-  for (const table of TABLES) {
-    for (const index of await indexCopies(db, table, chainId)) await db.query(index.definition);
-    await db.query(`ANALYZE ${partitionName(table, chainId)}`);
-  }
+  const copies: IndexCopy[] = [];
+  for (const table of TABLES) copies.push(...(await indexCopies(db, table, chainId)));
+  const lastName = copyNamed('token_balances', BigInt(chainId).toString(), 'token_balances_page');
+  const last = copies.find((c) => c.name === lastName);
+  if (!last) throw new Error(`no ${lastName} to build: token_balances_default has no token_balances_page`);
+  for (const index of copies) if (index !== last) await db.query(index.definition);
+  for (const table of TABLES) await db.query(`ANALYZE ${partitionName(table, chainId)}`);
+  await db.query(last.definition);
 }

@@ -29,15 +29,15 @@ export class Backfill {
   }
 
   /**
-   * The hand-over: the page indexes built in bulk, in one transaction (a crash leaves none of
-   * them, and the next start builds them again). Also before any rollback, and at the head.
+   * The hand-over: the page indexes built in bulk, each committed on its own (a crash keeps
+   * those built, and the next start builds the rest). Also before any rollback, and at the head.
    */
   async finish(): Promise<void> {
     if (!this.active) return;
     const started = Date.now();
     const label = { chainId: this.chainId };
     this.logger.info(label, 'backfill: building page indexes');
-    await this.db.transaction((tx) => finishBackfill(tx, this.chainId));
+    await finishBackfill(this.db, this.chainId);
     this.active = false;
     this.logger.info({ ...label, ms: Date.now() - started }, 'backfill finished: page indexes built');
   }

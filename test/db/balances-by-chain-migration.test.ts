@@ -2,14 +2,16 @@
  * Migration 024 partitions token_balances and balance_intervals by chain: an upgraded database
  * keeps its rows where they were (the DEFAULT partitions, with their indexes' names), serves them
  * as before, and leaves a chain that already has rows there; a chain with none starts a backfill
- * in partitions of its own, which get every index of the default partitions once it finishes.
+ * in partitions of its own, which get every index of the default partitions once it finishes,
+ * each committed on its own (a hand-over cut short keeps what it built and finishes later).
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../src/db/migrate.js';
 import { finishBackfill, partitionState, startBackfill } from '../../src/db/chain-partitions.js';
 import { holdersPage } from '../../src/db/queries/holders.js';
 import { applyBlockChanges } from '../../src/db/queries/write-balances.js';
-import type { Database } from '../../src/db/client.js';
+import type { Database, Queryable } from '../../src/db/client.js';
+import { listChains } from '../../src/db/queries/chains.js';
 import { availableEngines, databaseBefore } from '../support/databases.js';
 import { addressOf } from '../support/seed.js';
 
@@ -58,8 +60,23 @@ describe.each(await availableEngines())('migration 024 (balances by chain) on %s
     expect(await indexesOn(db, `balance_intervals_${NEW_CHAIN}`)).toEqual([]);
     expect(await startBackfill(db, NEW_CHAIN)).toBe('backfilling');
 
-    await db.transaction((tx) => finishBackfill(tx, NEW_CHAIN));
+    // a hand-over cut short (a kill, a lost connection) after its first index: each index commits
+    // on its own, so what was built stays, the chain is still backfilling (and /health says so:
+    // the holders page index is built last), and the next call builds the rest
+    let statements = 0;
+    const cut: Queryable = {
+      query: (text, params) => {
+        if (/^CREATE INDEX/.test(text) && ++statements === 2) return Promise.reject(new Error('connection lost'));
+        return db.query(text, params);
+      },
+    };
+    await expect(finishBackfill(cut, NEW_CHAIN)).rejects.toThrow('connection lost');
+    expect(await partitionState(db, NEW_CHAIN)).toBe('backfilling');
+    expect((await listChains(db)).find((c) => c.chainId === NEW_CHAIN)?.backfilling).toBe(true);
+    expect(await indexesOn(db, `token_balances_${NEW_CHAIN}`)).toHaveLength(2); // the key and one copy
+    await finishBackfill(db, NEW_CHAIN);
     expect(await partitionState(db, NEW_CHAIN)).toBe('indexed');
+    expect((await listChains(db)).find((c) => c.chainId === NEW_CHAIN)?.backfilling).toBe(false);
     for (const table of ['token_balances', 'balance_intervals']) {
       const copies = (await indexesOn(db, `${table}_${NEW_CHAIN}`)).filter((n) => !n.endsWith('_token_id_key'));
       const originals = (await indexesOn(db, `${table}_default`)).filter((n) => n !== 'token_balances_default_key');
@@ -68,7 +85,7 @@ describe.each(await availableEngines())('migration 024 (balances by chain) on %s
     // an index missing (dropped by hand) is a backfill to finish: built again, alone
     await db.query(`DROP INDEX token_balances_${NEW_CHAIN}_page`);
     expect(await partitionState(db, NEW_CHAIN)).toBe('backfilling');
-    await db.transaction((tx) => finishBackfill(tx, NEW_CHAIN));
+    await finishBackfill(db, NEW_CHAIN);
     expect(await partitionState(db, NEW_CHAIN)).toBe('indexed');
     const served = await holdersPage(db, { chainId: NEW_CHAIN, token: TOKEN, after: null, limit: 10 });
     expect(served.holders.map((h) => [h.address.hash, h.value])).toEqual([[A, 4n]]);

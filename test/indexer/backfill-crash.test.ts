@@ -4,7 +4,8 @@
  * the moment it says it is building them (the hand-over), once after it reached the head. After
  * every kill the database must equal the node at the block it says it indexed and the next
  * process must resume right after it; the deferred indexes must be there once a process passed the
- * hand-over, whether the kill fell inside the build (it is rolled back and done again) or after.
+ * hand-over, whether the kill fell inside the build (each index commits on its own: those built
+ * stay, the rest are built by the next process) or after.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { partitionState, type PartitionState } from '../../src/db/chain-partitions.js';
@@ -91,7 +92,7 @@ describe('the backfill path under SIGKILL', () => {
         expect(seen.slice(1).map((s) => s.from)).toEqual(seen.slice(0, -1).map((s) => (s.indexed ?? -1n) + 1n));
         expect(seen[0]!.state).toBe('backfilling');
         expect(seen[0]!.indexed).toBeGreaterThanOrEqual(0n);
-        // the build is one transaction: a kill inside it leaves the state before it, and the next process builds them again
+        // a kill inside the build leaves the chain backfilling (the indexes built so far stay), and the next process builds the rest
         expect(['backfilling', 'indexed']).toContain(seen[1]!.state);
         expect(seen[2]!.state).toBe('indexed');
         expect(seen[2]!.indexed).toBeGreaterThanOrEqual(chain.head);
