@@ -40,7 +40,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openDatabase, type Database, type Queryable } from '../../src/db/client.js';
 import { migrate } from '../../src/db/migrate.js';
-import { applyBlockChanges, groupBatchChanges, type BlockDelta } from '../../src/db/queries/write-balances.js';
+import { applyBlockChanges, type BlockDelta } from '../../src/db/queries/write-balances.js';
 import { hexArray, ZERO_ADDRESS_BYTEA } from '../../src/db/hex.js';
 import type { Hex } from '../../src/db/rows.js';
 import { freshDatabase } from '../../test/support/databases.js';
@@ -197,7 +197,7 @@ async function timed<T>(phases: Phases, name: string, work: () => Promise<T>): P
 
 async function runToday(db: Database, batches: BlockDelta[][], phases: Phases) {
   for (const batch of batches) {
-    await timed(phases, 'upsert_batches', () => db.transaction((tx) => applyBlockChanges(tx, CHAIN, groupBatchChanges(batch)).then(() => undefined)));
+    await timed(phases, 'upsert_batches', () => db.transaction((tx) => applyBlockChanges(tx, CHAIN, 0n, batch).then(() => undefined)));
   }
 }
 
@@ -246,7 +246,7 @@ async function runMerged(db: Database, batches: BlockDelta[][], phases: Phases) 
     const group = pending;
     pending = [];
     await db.transaction(async (tx) => {
-      await timed(phases, 'merge_upsert', () => applyBlockChanges(tx, CHAIN, groupBatchChanges(group)));
+      await timed(phases, 'merge_upsert', () => applyBlockChanges(tx, CHAIN, 0n, group));
       await timed(phases, 'fold_log_clear', () => tx.query('DELETE FROM backfill_log WHERE chain_id = $1', [CHAIN]));
     });
   }

@@ -7,7 +7,7 @@ import type { Hex, TokenType } from '../db/rows.js';
 import type { BlockRow } from '../db/model/block.js';
 import type { RpcBlock } from '../rpc/types.js';
 import { chainFieldsOf } from '../chains/index.js';
-import { groupBatchChanges, type BalanceDelta, type BatchChanges, type BlockDelta } from '../db/queries/write-balances.js';
+import type { BalanceDelta } from '../db/queries/write-balances.js';
 import { decodeEnsEvents, type EnsEvent, type ReverseNode } from '../evm/ens-events.js';
 
 /** What one batch of blocks contributes to the database, before any I/O. */
@@ -24,8 +24,8 @@ export interface IndexBatch {
   recordedFrom: bigint | null;
   /** net change per block, for the blocks that may still be reorganised */
   blockDeltas: Array<BalanceDelta & { blockNumber: bigint }>;
-  /** net change per block, for every block, grouped by key as the balance write takes them (write-balances.ts applyBlockChanges): the balance history; null: not kept */
-  history: BatchChanges | null;
+  /** net change per block, for every block: the balance history (write-balances.ts applyBlockChanges); null: not kept */
+  history: Array<BalanceDelta & { blockNumber: bigint }> | null;
   /** token contracts seen, with the type their events imply */
   tokens: Map<Hex, TokenType>;
   /** the block of each token's first event in the batch */
@@ -142,7 +142,7 @@ export function digestBlock({ block, receipts, traces, uncles: blockUncles }: Fe
 export function transformBatch(digested: readonly DigestedBlock[], options: TransformOptions): IndexBatch {
   const batch = new DeltaSum();
   const blockDeltas: IndexBatch['blockDeltas'] = [];
-  const history: BlockDelta[] | null = (options.keepHistory ?? true) ? [] : null;
+  const history: IndexBatch['history'] = (options.keepHistory ?? true) ? [] : null;
   const tokens = new Map<Hex, TokenType>();
   const tokenFirstBlock = new Map<Hex, bigint>();
   const addresses = new Set<Hex>();
@@ -190,8 +190,7 @@ export function transformBatch(digested: readonly DigestedBlock[], options: Tran
     transfers,
     deltas: batch.nonZero(),
     blockDeltas,
-    // grouped here, while the batch before is written, not inside the write's transaction
-    history: history === null ? null : groupBatchChanges(history),
+    history,
     tokens,
     tokenFirstBlock,
     addresses,

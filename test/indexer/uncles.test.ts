@@ -218,7 +218,7 @@ function batchOf(blocks: BlockRow[], uncles: BlockRow[]): IndexBatch {
     deltas: [],
     recordedFrom: null,
     blockDeltas: [],
-    history: { keys: [], repeated: [] },
+    history: [],
     tokens: new Map(),
     tokenFirstBlock: new Map(),
     addresses: new Set(),

@@ -21,58 +21,8 @@ export interface BalanceKey {
 /** A balance's net change within one block: the unit the history keeps. */
 export type BlockDelta = BalanceDelta & { blockNumber: bigint };
 
-/** A key's changes over a batch: their sum, the last block that changed it, and how many did. */
-export type KeyChanges = BalanceDelta & { blockNumber: bigint; changes: number };
-
-/**
- * A batch's per-block changes as the balance write takes them (applyBlockChanges), grouped
- * before it: each key once, in the upsert's key order, with its sum over the batch (zero
- * included: its intervals need the row's value), and the per-block changes of the few keys
- * changed in several blocks. The indexer makes this while the batch before is written
- * (transform.ts), so PostgreSQL neither aggregates the changes nor sorts them out of order: on
- * presorted input its sorts are one pass (BENCHMARKS.md, "Keys grouped before the write").
- */
-export interface BatchChanges {
-  keys: KeyChanges[];
-  repeated: BlockDelta[];
-}
-
-export function groupBatchChanges(changes: readonly BlockDelta[]): BatchChanges {
-  const byToken = new Map<Hex, Map<string, { key: KeyChanges; each: BlockDelta[] }>>();
-  for (const c of changes) {
-    let byHolder = byToken.get(c.token);
-    if (byHolder === undefined) byToken.set(c.token, (byHolder = new Map()));
-    const k = c.tokenId === null ? c.holder : `${c.holder}|${c.tokenId}`;
-    const entry = byHolder.get(k);
-    if (entry === undefined) {
-      byHolder.set(k, { key: { token: c.token, holder: c.holder, tokenId: c.tokenId, delta: c.delta, blockNumber: c.blockNumber, changes: 1 }, each: [c] });
-    } else {
-      entry.key.delta += c.delta;
-      if (c.blockNumber > entry.key.blockNumber) entry.key.blockNumber = c.blockNumber;
-      entry.key.changes++;
-      entry.each.push(c);
-    }
-  }
-  const keys: KeyChanges[] = [];
-  const repeated: BlockDelta[] = [];
-  // lowercase hex of one length sorts as its bytes do (an ERC-1155 id's digits may not: that
-  // only costs PostgreSQL's sort a pass more)
-  for (const token of [...byToken.keys()].sort()) {
-    const byHolder = byToken.get(token)!;
-    for (const k of [...byHolder.keys()].sort()) {
-      const { key, each } = byHolder.get(k)!;
-      keys.push(key);
-      if (key.changes > 1) repeated.push(...each);
-    }
-  }
-  return { keys, repeated };
-}
-
 /** Per-block changes as bulk parameters $2..$6 (blockDeltaArrays), read back as rows `u`. */
 const BLOCK_DELTAS = 'unnest($2::text[], $3::text[], $4::numeric[], $5::bigint[], $6::numeric[]) AS u(token, holder, token_id, block_number, delta)';
-/** A batch's keys as bulk parameters $2..$7 (keyArrays), and its repeated keys' per-block changes as $8..$12. */
-const KEYS = 'unnest($2::text[], $3::text[], $4::numeric[], $5::numeric[], $6::bigint[], $7::int[]) AS u(token, holder, token_id, delta, block_number, changes)';
-const REPEATED = BLOCK_DELTAS.replace(/\$(\d)/g, (_, n: string) => `$${Number(n) + 6}`);
 
 /** Per-block changes as bulk parameters: token, holder, token_id, block_number, delta. */
 function blockDeltaArrays(changes: readonly BlockDelta[]) {
@@ -85,40 +35,23 @@ function blockDeltaArrays(changes: readonly BlockDelta[]) {
   ] as const;
 }
 
-/** A batch's keys as bulk parameters: token, holder, token_id, delta, block_number, changes. */
-function keyArrays(keys: readonly KeyChanges[]) {
-  return [
-    hexArray(keys.map((k) => k.token)),
-    hexArray(keys.map((k) => k.holder)),
-    keys.map((k) => tokenIdText(k.tokenId)),
-    keys.map((k) => k.delta.toString()),
-    keys.map((k) => k.blockNumber.toString()),
-    keys.map((k) => k.changes),
-  ] as const;
-}
-
 /**
  * Adds net deltas (unique per key) to current balances, with holder counts in step
  * (balanceWriteSql). No history: a rollback's undo, whose orphaned history rows go by block.
  * Returns the rows that went negative.
  */
-export async function applyBalanceDeltas(db: Queryable, chainId: number, blockNumber: bigint, deltas: readonly BalanceDelta[]): Promise<BalanceKey[]> {
-  if (deltas.length === 0) return [];
-  const changes = deltas.map((d) => ({ ...d, blockNumber }));
-  const negative = await db.query<NegativeRow>(BALANCE_WRITE.plain, [chainId, ...blockDeltaArrays(changes), blockNumber.toString()]);
-  return afterBalanceWrite(db, chainId, changes, negative);
+export function applyBalanceDeltas(db: Queryable, chainId: number, blockNumber: bigint, deltas: readonly BalanceDelta[]): Promise<BalanceKey[]> {
+  return writeBalanceChanges(db, chainId, blockNumber, deltas.map((d) => ({ ...d, blockNumber })), false);
 }
 
 /**
- * Applies a batch's per-block changes (unique per key and block; grouped by
- * groupBatchChanges) to current balances and, in the same statement, keeps the values they
- * replaced as intervals in balance_intervals (balanceWriteSql).
+ * Applies a batch's per-block changes (unique per key and block) to current balances and, in
+ * the same statement, keeps the values they replaced as intervals in balance_intervals
+ * (balanceWriteSql).
  * Returns the rows that went negative.
  */
-export async function applyBlockChanges(db: Queryable, chainId: number, changes: BatchChanges): Promise<BalanceKey[]> {
-  if (changes.keys.length === 0) return [];
-  const negative = await db.query<NegativeRow>(BALANCE_WRITE.history, [chainId, ...keyArrays(changes.keys), ...blockDeltaArrays(changes.repeated)]);
-  return afterBalanceWrite(db, chainId, changes.keys, negative);
+export function applyBlockChanges(db: Queryable, chainId: number, blockNumber: bigint, changes: readonly BlockDelta[]): Promise<BalanceKey[]> {
+  return writeBalanceChanges(db, chainId, blockNumber, changes, true);
 }
 
 /** Joins a key's rows across the statement's CTEs; token_id is never negative, so -1 stands for none and the join can hash. */
@@ -126,7 +59,7 @@ const SAME_KEY = (a: string, b: string) =>
   `${a}.token = ${b}.token AND ${a}.holder = ${b}.holder AND coalesce(${a}.token_id, -1) = coalesce(${b}.token_id, -1)`;
 
 /**
- * One statement: adds each key's sum over the batch (summed before it: groupBatchChanges) to current balances and keeps holder
+ * One statement: sums the changes per key, adds the sums to current balances and keeps holder
  * counts in step (a row crossing from ≤ 0 to > 0 adds a holder, the reverse removes one;
  * ERC-1155 counts distinct addresses, so its touched tokens are recounted after it). With
  * `history`, each live row takes the exact block of its last change, and every change closes
@@ -143,13 +76,15 @@ const SAME_KEY = (a: string, b: string) =>
  * need the row's value.
  */
 function balanceWriteSql(history: boolean): string {
-  return `WITH net AS (
+  return `WITH d AS (
+       SELECT decode(u.token, 'hex') AS token, decode(u.holder, 'hex') AS holder, u.token_id, u.block_number, u.delta
+       FROM ${BLOCK_DELTAS}
+     ), net AS (
        ${
          history
-           ? `SELECT decode(u.token, 'hex') AS token, decode(u.holder, 'hex') AS holder, u.token_id, u.delta, u.block_number, u.changes
-              FROM ${KEYS}`
-           : `SELECT decode(u.token, 'hex') AS token, decode(u.holder, 'hex') AS holder, u.token_id, u.delta, $7::bigint AS block_number, 1 AS changes
-              FROM ${BLOCK_DELTAS}`
+           ? `SELECT token, holder, token_id, sum(delta) AS delta, max(block_number) AS block_number, count(*) AS changes
+              FROM d GROUP BY token, holder, token_id`
+           : 'SELECT token, holder, token_id, delta, $7::bigint AS block_number, 1 AS changes FROM d'
        }
      ), up AS (
        INSERT INTO token_balances AS b (chain_id, token, holder, token_id, value, block_number)
@@ -173,10 +108,7 @@ function balanceWriteSql(history: boolean): string {
        RETURNING 1
      )${
        history
-         ? `, d AS (
-       SELECT decode(u.token, 'hex') AS token, decode(u.holder, 'hex') AS holder, u.token_id, u.block_number, u.delta
-       FROM ${REPEATED}
-     ), closed AS (
+         ? `, closed AS (
        SELECT token, holder, token_id, block_number AS to_block, value - delta AS value, prev_block AS from_block
        FROM j WHERE changes = 1
        UNION ALL
@@ -202,10 +134,19 @@ function balanceWriteSql(history: boolean): string {
 }
 const BALANCE_WRITE = { history: balanceWriteSql(true), plain: balanceWriteSql(false) } as const;
 
-type NegativeRow = { token: string; holder: string; token_id: string | null };
-
-/** After a balance write: ERC-1155 holder counts recounted, and the rows that went negative. */
-async function afterBalanceWrite(db: Queryable, chainId: number, changes: readonly BalanceKey[], negative: readonly NegativeRow[]): Promise<BalanceKey[]> {
+async function writeBalanceChanges(
+  db: Queryable,
+  chainId: number,
+  blockNumber: bigint,
+  changes: readonly BlockDelta[],
+  history: boolean,
+): Promise<BalanceKey[]> {
+  if (changes.length === 0) return [];
+  // (with history each row's block comes from its changes: the statement has no $7)
+  const negative = await db.query<{ token: string; holder: string; token_id: string | null }>(
+    history ? BALANCE_WRITE.history : BALANCE_WRITE.plain,
+    history ? [chainId, ...blockDeltaArrays(changes)] : [chainId, ...blockDeltaArrays(changes), blockNumber.toString()],
+  );
   await recountMultiTokenHolders(db, chainId, [...new Set(changes.filter((d) => d.tokenId !== null).map((d) => d.token))]);
   return negative.map((r) => ({ token: fromHexText(r.token), holder: fromHexText(r.holder), tokenId: r.token_id === null ? null : BigInt(r.token_id) }));
 }
