@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RequestBudget } from './request-budget.js';
 
 const budget = (o: Partial<ConstructorParameters<typeof RequestBudget>[0]> = {}) =>
@@ -65,6 +65,25 @@ describe('RequestBudget', () => {
     b.answered();
     expect(b.callsPerSecond).toBe(lowered);
     expect(changes).toEqual([lowered]);
+  });
+
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('without a cap, a 429 to a lone call keeps a batch a second, and raises count the seconds without one, not the answers', () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    const b = budget({ callsPerSecond: 0, maxBatchCalls: 40, holdMs: 100 });
+    // a head poll refused while nothing else was sent: one call in the last second
+    b.rateLimited(null, 1);
+    expect(b.callsPerSecond).toBe(40);
+    // the first answer 10 s after the hold: ten steps (a tenth of a batch each), not one
+    vi.setSystemTime(1_000_000 + 100 + 10_000);
+    b.answered();
+    expect(b.callsPerSecond).toBe(40 + 10 * 4);
+    // and none again within the same second
+    b.answered();
+    expect(b.callsPerSecond).toBe(80);
   });
 
   it('without a cap, a 429 sets one from what was being sent', () => {

@@ -9,6 +9,11 @@
  * the rate is halved from what was actually sent in the last second. Each further second with
  * answers and no 429 raises it by a tenth of the configured cap (of the rate before the cut,
  * without a cap), up to that cap: additive increase, multiplicative decrease, as TCP does.
+ * Without a configured cap a cut never goes below one full batch a second: a 429 to a lone call
+ * while the indexer was nearly idle (a head poll) would otherwise leave 1 call a second, so that
+ * every batch after it waited tens of seconds for its tokens, and, since raises come with
+ * answers, the rate could only climb by one step per such batch. Raises count the seconds that
+ * passed since the last one, not the answers.
  */
 import { TokenBucket } from 'limiter';
 import { sleep, unlessAborted } from './backoff.js';
@@ -104,19 +109,22 @@ export class RequestBudget {
     this.lastRaise = now + holdMs;
     const sending = Math.max(this.sentLastSecond(now), calls);
     const before = this.rate === null ? sending : Math.min(this.rate, sending);
-    if (this.ceiling === null) this.step = Math.max(1, Math.ceil(before / 10));
-    this.rate = Math.max(1, Math.floor(before / 2));
+    const floor = this.ceiling === null ? this.options.maxBatchCalls : 1;
+    if (this.ceiling === null) this.step = Math.max(1, Math.ceil(Math.max(before, floor) / 10));
+    this.rate = Math.max(floor, Math.floor(before / 2));
     this.applyRate();
     this.options.onRateChange?.({ callsPerSecond: this.rate, reason: 'rate-limited', retryAfterMs: holdMs });
   }
 
-  /** An answer came: once a second, the rate creeps back towards its cap. */
+  /** An answer came: a step for each whole second since the last raise (or the hold's end), towards the cap. */
   answered(): void {
     if (this.rate === null || (this.ceiling !== null && this.rate >= this.ceiling)) return;
     const now = Date.now();
-    if (now - this.lastRaise < RAISE_EVERY_MS) return;
+    const seconds = Math.floor((now - this.lastRaise) / RAISE_EVERY_MS);
+    if (seconds < 1) return;
     this.lastRaise = now;
-    this.rate = this.ceiling === null ? this.rate + this.step : Math.min(this.ceiling, this.rate + this.step);
+    const raised = this.rate + this.step * seconds;
+    this.rate = this.ceiling === null ? raised : Math.min(this.ceiling, raised);
     this.applyRate();
     if (this.rate === this.ceiling) this.options.onRateChange?.({ callsPerSecond: this.rate, reason: 'recovered', retryAfterMs: 0 });
   }
