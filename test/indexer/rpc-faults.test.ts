@@ -144,7 +144,19 @@ describe('indexing through an RPC endpoint that misbehaves', () => {
             60_000,
           );
           await run.caughtUp({ node: devnet.node.url, timeoutMs: 900_000 });
-          await enrichmentDone(db, DEVNET_CHAIN_ID, 300_000);
+          await enrichmentDone(db, DEVNET_CHAIN_ID, 300_000).catch(async (error: unknown) => {
+            // a stall here was seen once in CI, with nothing to go on (RELIABILITY.md): what was
+            // left to enrich, what the proxy did, and what the indexer said last
+            const [left] = await db.query<{ tokens: number; addresses: number }>(
+              `SELECT (SELECT count(*) FROM tokens WHERE chain_id = $1 AND NOT metadata_fetched)::int AS tokens,
+                      (SELECT count(*) FROM addresses WHERE chain_id = $1 AND checked_at IS NULL)::int AS addresses`,
+              [DEVNET_CHAIN_ID],
+            );
+            const plain = (_: string, v: unknown) => (typeof v === 'bigint' ? v.toString() : v);
+            const last = run.logger.entries.slice(-60).map((e) => `  ${e.level} ${e.msg} ${JSON.stringify(e.obj, plain)}`);
+            console.error(`enrichment stalled on ${engine}: left ${JSON.stringify(left)}; proxy ${JSON.stringify(proxy.stats())}; last log entries:\n${last.join('\n')}`);
+            throw error;
+          });
         } finally {
           await run.stop();
         }
