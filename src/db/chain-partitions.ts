@@ -24,7 +24,11 @@ export type PartitionState = 'default' | 'backfilling' | 'indexed';
 const partitionNamed = (table: PartitionedTable, id: string) => `${table}_${id}`;
 const copyNamed = (table: PartitionedTable, id: string, index: string) =>
   `${partitionNamed(table, id)}_${index.startsWith(`${table}_`) ? index.slice(table.length + 1) : index}`;
-const partitionName = (table: PartitionedTable, chainId: number) => partitionNamed(table, BigInt(chainId).toString());
+/** A chain id as the digits the names carry (checked a number: no quoting needed in DDL). */
+const digits = (chainId: number) => BigInt(chainId).toString();
+const partitionName = (table: PartitionedTable, chainId: number) => partitionNamed(table, digits(chainId));
+/** The index whose copy finishBackfill builds last, so that its presence tells the build is done. */
+const LAST_INDEX = 'token_balances_page';
 
 interface IndexCopy {
   name: string;
@@ -42,7 +46,7 @@ async function indexCopies(db: Queryable, table: PartitionedTable, chainId: numb
   );
   const partition = partitionName(table, chainId);
   return rows.map(({ name, definition }) => {
-    const copy = copyNamed(table, BigInt(chainId).toString(), name);
+    const copy = copyNamed(table, digits(chainId), name);
     const match = /^CREATE (UNIQUE )?INDEX \S+ ON (?:ONLY )?\S+ (.*)$/s.exec(definition);
     if (!match) throw new Error(`unexpected index definition for ${name}: ${definition}`);
     return { name: copy, definition: `CREATE ${match[1] ?? ''}INDEX IF NOT EXISTS ${copy} ON ${partition} ${match[2]}` };
@@ -51,8 +55,8 @@ async function indexCopies(db: Queryable, table: PartitionedTable, chainId: numb
 
 /**
  * Whether the chain's rows are in partitions of their own and, if so, whether every index of
- * the default partitions has its copy there (the build is one transaction, but an index an
- * operator dropped by hand is built again too).
+ * the default partitions has its copy there (a build cut short, or an index an operator dropped
+ * by hand, is a backfill to finish).
  */
 export async function partitionState(db: Queryable, chainId: number): Promise<PartitionState> {
   const own = TABLES.map((table) => partitionName(table, chainId));
@@ -79,7 +83,7 @@ export const backfillingSql = (chainId: string) => {
   const ID = '\u0000';
   const named = (name: string) => `('${name.split(ID).join(`' || ${chainId} || '`)}')`;
   const own = named(partitionNamed('token_balances', ID));
-  const page = named(copyNamed('token_balances', ID, 'token_balances_page'));
+  const page = named(copyNamed('token_balances', ID, LAST_INDEX));
   return `(to_regclass(${own}) IS NOT NULL AND to_regclass(${page}) IS NULL)`;
 };
 
@@ -97,8 +101,7 @@ export async function startBackfill(db: Queryable, chainId: number): Promise<Par
     [chainId],
   );
   if (held!.rows) return 'default';
-  // the id is a number we checked, printed as digits: no quoting needed in the DDL
-  const id = BigInt(chainId).toString();
+  const id = digits(chainId);
   for (const table of TABLES) await db.query(`CREATE TABLE IF NOT EXISTS ${partitionName(table, chainId)} PARTITION OF ${table} FOR VALUES IN (${id})`);
   return 'backfilling';
 }
@@ -114,9 +117,9 @@ export async function startBackfill(db: Queryable, chainId: number): Promise<Par
 export async function finishBackfill(db: Queryable, chainId: number): Promise<void> {
   const copies: IndexCopy[] = [];
   for (const table of TABLES) copies.push(...(await indexCopies(db, table, chainId)));
-  const lastName = copyNamed('token_balances', BigInt(chainId).toString(), 'token_balances_page');
+  const lastName = copyNamed('token_balances', digits(chainId), LAST_INDEX);
   const last = copies.find((c) => c.name === lastName);
-  if (!last) throw new Error(`no ${lastName} to build: token_balances_default has no token_balances_page`);
+  if (!last) throw new Error(`no ${lastName} to build: token_balances_default has no ${LAST_INDEX}`);
   for (const index of copies) if (index !== last) await db.query(index.definition);
   for (const table of TABLES) await db.query(`ANALYZE ${partitionName(table, chainId)}`);
   await db.query(last.definition);
