@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { Database, Queryable } from './client.js';
 import { classifyFailures } from './unavailable.js';
+import { withArrayLiterals } from './array-literal.js';
 import { lockDataDir } from './data-dir-lock.js';
 
 /**
@@ -43,7 +44,7 @@ export async function openPglite(dataDir: string | undefined, template?: Blob): 
   }
   const wrap = (q: { query: PGlite['query'] }): Queryable => ({
     async query<T>(text: string, params?: unknown[]) {
-      const result = await classifyFailures(() => q.query<T>(text, params as unknown[]));
+      const result = await classifyFailures(() => q.query<T>(text, withArrayLiterals(params)));
       return result.rows;
     },
   });

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { Database, Queryable, QueryOptions } from './client.js';
 import { classifyFailures } from './unavailable.js';
+import { withArrayLiterals } from './array-literal.js';
 
 // int8 and numeric stay strings (pg's default); the query layer converts them to bigint so
 // no uint256 or block number is ever squeezed through a JS number.
@@ -27,10 +28,11 @@ function postgresDatabase(url: string, poolSize: number, statementTimeoutMs: num
   // refuses a known name with another text.
   const names = new Map<string, string>();
   const statement = (text: string, values: unknown[] | undefined, options: QueryOptions | undefined): pg.QueryConfig => {
-    if (!options?.prepare) return { text, values };
+    const literal = withArrayLiterals(values);
+    if (!options?.prepare) return { text, values: literal };
     let name = names.get(text);
     if (name === undefined) names.set(text, (name = `explorer_${names.size}`));
-    return { name, text, values };
+    return { name, text, values: literal };
   };
   const wrap = (q: pg.Pool | pg.PoolClient): Queryable => ({
     async query<T>(text: string, params?: unknown[], options?: QueryOptions) {
