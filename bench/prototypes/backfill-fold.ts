@@ -42,6 +42,7 @@ import { openDatabase, type Database, type Queryable } from '../../src/db/client
 import { migrate } from '../../src/db/migrate.js';
 import { applyBlockChanges, type BlockDelta } from '../../src/db/queries/write-balances.js';
 import { hexArray, ZERO_ADDRESS_BYTEA } from '../../src/db/hex.js';
+import { BalanceSum } from '../../src/indexer/balance-sum.js';
 import type { Hex } from '../../src/db/rows.js';
 import { freshDatabase } from '../../test/support/databases.js';
 import { writeFileSync } from 'node:fs';
@@ -197,7 +198,7 @@ async function timed<T>(phases: Phases, name: string, work: () => Promise<T>): P
 
 async function runToday(db: Database, batches: BlockDelta[][], phases: Phases) {
   for (const batch of batches) {
-    await timed(phases, 'upsert_batches', () => db.transaction((tx) => applyBlockChanges(tx, CHAIN, 0n, batch).then(() => undefined)));
+    await timed(phases, 'upsert_batches', () => db.transaction((tx) => applyBlockChanges(tx, CHAIN, BalanceSum.of(batch).changed()).then(() => undefined)));
   }
 }
 
@@ -246,7 +247,7 @@ async function runMerged(db: Database, batches: BlockDelta[][], phases: Phases) 
     const group = pending;
     pending = [];
     await db.transaction(async (tx) => {
-      await timed(phases, 'merge_upsert', () => applyBlockChanges(tx, CHAIN, 0n, group));
+      await timed(phases, 'merge_upsert', () => applyBlockChanges(tx, CHAIN, BalanceSum.of(group).changed()));
       await timed(phases, 'fold_log_clear', () => tx.query('DELETE FROM backfill_log WHERE chain_id = $1', [CHAIN]));
     });
   }

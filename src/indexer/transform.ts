@@ -7,7 +7,8 @@ import type { Hex, TokenType } from '../db/rows.js';
 import type { BlockRow } from '../db/model/block.js';
 import type { RpcBlock } from '../rpc/types.js';
 import { chainFieldsOf } from '../chains/index.js';
-import type { BalanceDelta } from '../db/queries/write-balances.js';
+import type { BalanceDelta, BlockDelta, KeyChanges } from '../db/queries/write-balances.js';
+import { BalanceSum } from './balance-sum.js';
 import { decodeEnsEvents, type EnsEvent, type ReverseNode } from '../evm/ens-events.js';
 
 /** What one batch of blocks contributes to the database, before any I/O. */
@@ -23,9 +24,9 @@ export interface IndexBatch {
   /** first block of the batch whose changes are recorded for rollback; null if none */
   recordedFrom: bigint | null;
   /** net change per block, for the blocks that may still be reorganised */
-  blockDeltas: Array<BalanceDelta & { blockNumber: bigint }>;
-  /** net change per block, for every block: the balance history (write-balances.ts applyBlockChanges); null: not kept */
-  history: Array<BalanceDelta & { blockNumber: bigint }> | null;
+  blockDeltas: BlockDelta[];
+  /** every key changed in the batch with its changes per block: the balance history (write-balances.ts applyBlockChanges); null: not kept */
+  history: KeyChanges[] | null;
   /** token contracts seen, with the type their events imply */
   tokens: Map<Hex, TokenType>;
   /** the block of each token's first event in the batch */
@@ -51,35 +52,6 @@ export interface TransformOptions {
   keepHistory?: boolean;
 }
 
-class DeltaSum {
-  /** in order of first appearance */
-  private readonly entries: BalanceDelta[] = [];
-  // token → holder (with the id, for ERC-1155) → entry: no key string is built per transfer for
-  // the common case, and the token level is shared by all of a token's holders.
-  private readonly byToken = new Map<Hex, Map<string, BalanceDelta>>();
-  add(token: Hex, holder: Hex, tokenId: bigint | null, delta: bigint): void {
-    // The zero address is where mints come from and burns go: never a holder.
-    if (holder === ZERO_ADDRESS || delta === 0n) return;
-    let byHolder = this.byToken.get(token);
-    if (byHolder === undefined) {
-      byHolder = new Map();
-      this.byToken.set(token, byHolder);
-    }
-    const k = tokenId === null ? holder : `${holder}|${tokenId}`;
-    const entry = byHolder.get(k);
-    if (entry) {
-      entry.delta += delta;
-    } else {
-      const created: BalanceDelta = { token, holder, tokenId, delta };
-      byHolder.set(k, created);
-      this.entries.push(created);
-    }
-  }
-  nonZero(): BalanceDelta[] {
-    return this.entries.filter((d) => d.delta !== 0n);
-  }
-}
-
 /** A block with everything fetched for it. */
 export type FetchedBlock = BlockWithReceipts & { traces: BlockTraceSummary | null; uncles: readonly RpcBlock[] };
 
@@ -96,7 +68,7 @@ export interface DigestedBlock {
   uncles: BlockRow[];
   transfers: number;
   /** net change per (token, holder, token_id) within the block, in order of first appearance */
-  changes: BalanceDelta[];
+  changes: BlockDelta[];
   /** token contracts first seen in the block, with the type their events imply */
   tokens: Map<Hex, TokenType>;
   /** holders, miners and token contracts */
@@ -115,7 +87,7 @@ export function digestBlock({ block, receipts, traces, uncles: blockUncles }: Fe
     addresses.add(uncleRow.miner);
   }
   const tokens = new Map<Hex, TokenType>();
-  const sum = new DeltaSum();
+  const sum = new BalanceSum();
   const logs = receipts.flatMap((r) => r.logs);
   const decoded: TokenTransfer[] = decodeTokenTransfers(logs, { wrappedNativeTokens: options.wrappedNativeTokens });
   for (const t of decoded) {
@@ -123,8 +95,8 @@ export function digestBlock({ block, receipts, traces, uncles: blockUncles }: Fe
     addresses.add(t.token);
     // Balances are per id only for ERC-1155; an ERC-721 balance is the count of NFTs held.
     const id = t.tokenType === 'ERC-1155' ? t.tokenId : null;
-    sum.add(t.token, t.from, id, -t.value);
-    sum.add(t.token, t.to, id, t.value);
+    sum.add(t.token, t.from, id, -t.value, row.number);
+    sum.add(t.token, t.to, id, t.value, row.number);
     if (t.from !== ZERO_ADDRESS) addresses.add(t.from);
     if (t.to !== ZERO_ADDRESS) addresses.add(t.to);
   }
@@ -140,9 +112,8 @@ export function digestBlock({ block, receipts, traces, uncles: blockUncles }: Fe
 }
 
 export function transformBatch(digested: readonly DigestedBlock[], options: TransformOptions): IndexBatch {
-  const batch = new DeltaSum();
+  const batch = new BalanceSum();
   const blockDeltas: IndexBatch['blockDeltas'] = [];
-  const history: IndexBatch['history'] = (options.keepHistory ?? true) ? [] : null;
   const tokens = new Map<Hex, TokenType>();
   const tokenFirstBlock = new Map<Hex, bigint>();
   const addresses = new Set<Hex>();
@@ -167,15 +138,12 @@ export function transformBatch(digested: readonly DigestedBlock[], options: Tran
       }
     }
     transfers += block.transfers;
-    // Per-block sums for the history; the blocks a rollback may undo also record them in the
-    // reorg window's balance_changes (in a long backfill, almost none).
+    // The batch's sums keep each block's for the history; the blocks a rollback may undo also
+    // record theirs in the reorg window's balance_changes (in a long backfill, almost none).
     const inWindow = row.number > options.recordAbove;
     for (const d of block.changes) {
-      batch.add(d.token, d.holder, d.tokenId, d.delta);
-      if (history === null && !inWindow) continue;
-      const change = { token: d.token, holder: d.holder, tokenId: d.tokenId, delta: d.delta, blockNumber: row.number };
-      history?.push(change);
-      if (inWindow) blockDeltas.push(change);
+      batch.add(d.token, d.holder, d.tokenId, d.delta, row.number);
+      if (inWindow) blockDeltas.push(d);
     }
   }
   const from = blocks[0]?.number ?? 0n;
@@ -190,7 +158,7 @@ export function transformBatch(digested: readonly DigestedBlock[], options: Tran
     transfers,
     deltas: batch.nonZero(),
     blockDeltas,
-    history,
+    history: (options.keepHistory ?? true) ? batch.changed() : null,
     tokens,
     tokenFirstBlock,
     addresses,

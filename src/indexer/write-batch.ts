@@ -51,7 +51,7 @@ export async function writeBatch(db: Database, chainId: number, batch: IndexBatc
     const negative =
       batch.history === null
         ? await applyBalanceDeltas(tx, chainId, batch.to, batch.deltas)
-        : await applyBlockChanges(tx, chainId, batch.to, batch.history);
+        : await applyBlockChanges(tx, chainId, batch.history);
     await settleBalances(tx, chainId, negative, extras.reconciled ?? []);
     await recordBalanceChanges(tx, chainId, batch.blockDeltas);
     await addUncheckedAddresses(tx, chainId, extras.addresses ?? [...batch.addresses]);

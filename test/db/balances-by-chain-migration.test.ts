@@ -10,6 +10,7 @@ import { migrate } from '../../src/db/migrate.js';
 import { finishBackfill, partitionState, startBackfill } from '../../src/db/chain-partitions.js';
 import { holdersPage } from '../../src/db/queries/holders.js';
 import { applyBlockChanges } from '../../src/db/queries/write-balances.js';
+import { BalanceSum } from '../../src/indexer/balance-sum.js';
 import type { Database, Queryable } from '../../src/db/client.js';
 import { listChains } from '../../src/db/queries/chains.js';
 import { availableEngines, databaseBefore } from '../support/databases.js';
@@ -38,11 +39,15 @@ describe.each(await availableEngines())('migration 024 (balances by chain) on %s
       await db.query('INSERT INTO chains (chain_id, indexed_block) VALUES ($1, 5)', [chainId]);
       await db.query(`INSERT INTO tokens (chain_id, address, type, first_block) VALUES ($1, $2, 'ERC-20', 1)`, [chainId, Buffer.from(TOKEN.slice(2), 'hex')]);
     }
-    await applyBlockChanges(db, OLD_CHAIN, 2n, [
-      { token: TOKEN, holder: A, tokenId: null, delta: 5n, blockNumber: 1n },
-      { token: TOKEN, holder: A, tokenId: null, delta: 2n, blockNumber: 2n },
-      { token: TOKEN, holder: B, tokenId: null, delta: 9n, blockNumber: 2n },
-    ]);
+    await applyBlockChanges(
+      db,
+      OLD_CHAIN,
+      BalanceSum.of([
+        { token: TOKEN, holder: A, tokenId: null, delta: 5n, blockNumber: 1n },
+        { token: TOKEN, holder: A, tokenId: null, delta: 2n, blockNumber: 2n },
+        { token: TOKEN, holder: B, tokenId: null, delta: 9n, blockNumber: 2n },
+      ]).changed(),
+    );
     const before = await indexesOn(db, 'token_balances');
     await migrate(db);
 
@@ -54,7 +59,7 @@ describe.each(await availableEngines())('migration 024 (balances by chain) on %s
     expect(await startBackfill(db, OLD_CHAIN)).toBe('default');
 
     expect(await startBackfill(db, NEW_CHAIN)).toBe('backfilling');
-    await applyBlockChanges(db, NEW_CHAIN, 3n, [{ token: TOKEN, holder: A, tokenId: null, delta: 4n, blockNumber: 3n }]);
+    await applyBlockChanges(db, NEW_CHAIN, BalanceSum.of([{ token: TOKEN, holder: A, tokenId: null, delta: 4n, blockNumber: 3n }]).changed());
     expect(await tableOf(db, NEW_CHAIN)).toEqual([`token_balances_${NEW_CHAIN}`]);
     expect(await indexesOn(db, `token_balances_${NEW_CHAIN}`)).toHaveLength(1); // the key alone
     expect(await indexesOn(db, `balance_intervals_${NEW_CHAIN}`)).toEqual([]);

@@ -18,8 +18,16 @@ export interface BalanceKey {
   tokenId: bigint | null;
 }
 
-/** A balance's net change within one block: the unit the history keeps. */
+/** A balance's net change within one block. */
 export type BlockDelta = BalanceDelta & { blockNumber: bigint };
+
+/**
+ * A balance's changes over a batch (indexer/balance-sum.ts): their sum, the block of the last
+ * and, when they fall in several blocks, each block's sum in block order (null: one block).
+ */
+export interface KeyChanges extends BlockDelta {
+  steps: Array<{ blockNumber: bigint; delta: bigint }> | null;
+}
 
 /** Per-block changes as bulk parameters $2..$6 (blockDeltaArrays), read back as rows `u`. */
 const BLOCK_DELTAS = 'unnest($2::text[], $3::text[], $4::numeric[], $5::bigint[], $6::numeric[]) AS u(token, holder, token_id, block_number, delta)';
@@ -41,17 +49,16 @@ function blockDeltaArrays(changes: readonly BlockDelta[]) {
  * Returns the rows that went negative.
  */
 export function applyBalanceDeltas(db: Queryable, chainId: number, blockNumber: bigint, deltas: readonly BalanceDelta[]): Promise<BalanceKey[]> {
-  return writeBalanceChanges(db, chainId, blockNumber, deltas.map((d) => ({ ...d, blockNumber })), false);
+  return writeBalances(db, chainId, deltas.map((d) => ({ ...d, blockNumber, steps: null })), false);
 }
 
 /**
- * Applies a batch's per-block changes (unique per key and block) to current balances and, in
- * the same statement, keeps the values they replaced as intervals in balance_intervals
- * (balanceWriteSql).
+ * Applies a batch's changes (unique per key) to current balances and, in the same statement,
+ * keeps the values they replaced as intervals in balance_intervals (balanceWriteSql).
  * Returns the rows that went negative.
  */
-export function applyBlockChanges(db: Queryable, chainId: number, blockNumber: bigint, changes: readonly BlockDelta[]): Promise<BalanceKey[]> {
-  return writeBalanceChanges(db, chainId, blockNumber, changes, true);
+export function applyBlockChanges(db: Queryable, chainId: number, changes: readonly KeyChanges[]): Promise<BalanceKey[]> {
+  return writeBalances(db, chainId, changes, true);
 }
 
 /** Joins a key's rows across the statement's CTEs; token_id is never negative, so -1 stands for none and the join can hash. */
@@ -59,33 +66,24 @@ const SAME_KEY = (a: string, b: string) =>
   `${a}.token = ${b}.token AND ${a}.holder = ${b}.holder AND coalesce(${a}.token_id, -1) = coalesce(${b}.token_id, -1)`;
 
 /**
- * One statement: sums the changes per key, adds the sums to current balances and keeps holder
- * counts in step (a row crossing from ≤ 0 to > 0 adds a holder, the reverse removes one;
- * ERC-1155 counts distinct addresses, so its touched tokens are recounted after it). With
- * `history`, each live row takes the exact block of its last change, and every change closes
- * the interval of the value before it (migration 023). The upsert's SET leaves the row's
- * previous block in prev_block for RETURNING, so token_balances is not read back, and no value
- * passes through a number:
- * - a key changed once in the batch (nearly all of them) closes its new value less the change,
- *   from its previous block: read off the upsert's row beside its sum (`moved` joins the same);
- * - a key changed in several blocks closes one value per change: its new value less what that
- *   block and the batch's later blocks added (a window sum), from its previous change in the
- *   batch or, for its first, from the row's previous block. Only these keys' changes are sorted
- *   for the window.
+ * One statement: adds each key's sum to its current balance and keeps holder counts in step (a
+ * row crossing from ≤ 0 to > 0 adds a holder, the reverse removes one; ERC-1155 counts distinct
+ * addresses, so its touched tokens are recounted after it). With `history`, each live row takes
+ * the exact block of its last change, and every change closes the interval of the value before
+ * it (migration 023). The upsert's SET leaves the row's previous block in prev_block for
+ * RETURNING, so token_balances is not read back, and no value passes through a number. The
+ * value before the batch is the upserted row's less the key's sum; then
+ * - a key changed in one block closes that value, from the row's previous block;
+ * - a key changed in several blocks closes one value per block (the `steps` rows, made by the
+ *   indexer: each block's, the sum of the key's changes in the batch's earlier blocks added, and
+ *   its previous change's block, none for the first, which takes the row's previous block).
  * Keys whose changes net to zero over the batch are upserted too (value + 0): their intervals
  * need the row's value.
  */
 function balanceWriteSql(history: boolean): string {
-  return `WITH d AS (
-       SELECT decode(u.token, 'hex') AS token, decode(u.holder, 'hex') AS holder, u.token_id, u.block_number, u.delta
-       FROM ${BLOCK_DELTAS}
-     ), net AS (
-       ${
-         history
-           ? `SELECT token, holder, token_id, sum(delta) AS delta, max(block_number) AS block_number, count(*) AS changes
-              FROM d GROUP BY token, holder, token_id`
-           : 'SELECT token, holder, token_id, delta, $7::bigint AS block_number, 1 AS changes FROM d'
-       }
+  return `WITH net AS (
+       SELECT u.k, decode(u.token, 'hex') AS token, decode(u.holder, 'hex') AS holder, u.token_id, u.delta, u.block_number
+       FROM unnest($2::text[], $3::text[], $4::numeric[], $5::numeric[], $6::bigint[]) WITH ORDINALITY AS u(token, holder, token_id, delta, block_number, k)
      ), up AS (
        INSERT INTO token_balances AS b (chain_id, token, holder, token_id, value, block_number)
        SELECT $1, net.token, net.holder, net.token_id, net.delta, net.block_number FROM net
@@ -96,7 +94,7 @@ function balanceWriteSql(history: boolean): string {
        DO UPDATE SET value = b.value + excluded.value, prev_block = b.block_number, block_number = excluded.block_number
        RETURNING b.token, b.holder, b.token_id, b.value, b.prev_block
      ), j AS (
-       SELECT up.token, up.holder, up.token_id, up.value, up.prev_block, net.delta, net.block_number, net.changes
+       SELECT up.token, up.holder, up.token_id, up.value, up.prev_block, net.k, net.delta, net.block_number
        FROM up JOIN net ON ${SAME_KEY('net', 'up')}
      ), moved AS (
        SELECT token, sum(CASE WHEN value > 0 AND value - delta <= 0 THEN 1
@@ -108,24 +106,21 @@ function balanceWriteSql(history: boolean): string {
        RETURNING 1
      )${
        history
-         ? `, closed AS (
-       SELECT token, holder, token_id, block_number AS to_block, value - delta AS value, prev_block AS from_block
-       FROM j WHERE changes = 1
+         ? `, steps AS (
+       SELECT s.k, s.to_block, s.from_block, s.before
+       FROM unnest($7::bigint[], $8::bigint[], $9::bigint[], $10::numeric[]) AS s(k, to_block, from_block, before)
+     ), closed AS (
+       SELECT j.token, j.holder, j.token_id, j.block_number AS to_block, j.value - j.delta AS value, j.prev_block AS from_block
+       FROM j WHERE NOT EXISTS (SELECT 1 FROM steps WHERE steps.k = j.k)
        UNION ALL
-       SELECT d.token, d.holder, d.token_id, d.block_number,
-              j.value - sum(d.delta) OVER (PARTITION BY d.token, d.holder, d.token_id ORDER BY d.block_number DESC
-                                           ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW),
-              coalesce(lead(d.block_number) OVER (PARTITION BY d.token, d.holder, d.token_id ORDER BY d.block_number DESC),
-                       j.prev_block)
-       FROM d JOIN j ON j.changes > 1 AND ${SAME_KEY('d', 'j')}
+       SELECT j.token, j.holder, j.token_id, s.to_block, j.value - j.delta + s.before, coalesce(s.from_block, j.prev_block)
+       FROM steps s JOIN j ON j.k = s.k
      ), kept AS (
        INSERT INTO balance_intervals (chain_id, token, holder, token_id, value, from_block, to_block)
        SELECT $1, c.token, c.holder, c.token_id, c.value, c.from_block, c.to_block FROM closed c
        -- only positive values answer anything (a balance without an interval at N is 0 there);
        -- a row first written in the batch has no previous block
        WHERE c.value > 0 AND c.from_block < c.to_block AND c.holder <> ${ZERO_ADDRESS_BYTEA}
-       -- key order again, for the key index's pages
-       ORDER BY c.token, c.holder, c.token_id, c.to_block DESC
      )`
          : ''
      }
@@ -134,18 +129,42 @@ function balanceWriteSql(history: boolean): string {
 }
 const BALANCE_WRITE = { history: balanceWriteSql(true), plain: balanceWriteSql(false) } as const;
 
-async function writeBalanceChanges(
-  db: Queryable,
-  chainId: number,
-  blockNumber: bigint,
-  changes: readonly BlockDelta[],
-  history: boolean,
-): Promise<BalanceKey[]> {
+/** A batch's keys as bulk parameters $2..$6 (token, holder, token_id, delta, block) and, with the history, the steps' $7..$10. */
+function keyChangeArrays(changes: readonly KeyChanges[], history: boolean): unknown[] {
+  const keys = [
+    hexArray(changes.map((c) => c.token)),
+    hexArray(changes.map((c) => c.holder)),
+    changes.map((c) => tokenIdText(c.tokenId)),
+    changes.map((c) => c.delta.toString()),
+    changes.map((c) => c.blockNumber.toString()),
+  ];
+  if (!history) return keys;
+  const k: number[] = [];
+  const to: string[] = [];
+  const from: Array<string | null> = [];
+  const before: string[] = [];
+  changes.forEach((c, i) => {
+    if (c.steps === null) return;
+    let sum = 0n;
+    let previous: string | null = null;
+    for (const step of c.steps) {
+      const block = step.blockNumber.toString();
+      k.push(i + 1);
+      to.push(block);
+      from.push(previous);
+      before.push(sum.toString());
+      sum += step.delta;
+      previous = block;
+    }
+  });
+  return [...keys, k, to, from, before];
+}
+
+async function writeBalances(db: Queryable, chainId: number, changes: readonly KeyChanges[], history: boolean): Promise<BalanceKey[]> {
   if (changes.length === 0) return [];
-  // (with history each row's block comes from its changes: the statement has no $7)
   const negative = await db.query<{ token: string; holder: string; token_id: string | null }>(
     history ? BALANCE_WRITE.history : BALANCE_WRITE.plain,
-    history ? [chainId, ...blockDeltaArrays(changes)] : [chainId, ...blockDeltaArrays(changes), blockNumber.toString()],
+    [chainId, ...keyChangeArrays(changes, history)],
   );
   await recountMultiTokenHolders(db, chainId, [...new Set(changes.filter((d) => d.tokenId !== null).map((d) => d.token))]);
   return negative.map((r) => ({ token: fromHexText(r.token), holder: fromHexText(r.holder), tokenId: r.token_id === null ? null : BigInt(r.token_id) }));
