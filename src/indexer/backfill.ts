@@ -14,6 +14,8 @@ export class Backfill {
   constructor(
     private readonly db: Database,
     private readonly chainId: number,
+    /** the blocks below the head a reorg could still reach (the chain's `reorgWindow`) */
+    private readonly reorgWindow: number,
     private readonly logger: Logger,
   ) {}
 
@@ -23,9 +25,19 @@ export class Backfill {
     return this.active;
   }
 
-  /** Before a batch ending at `to` is written: a batch a reorg could reach is the head-following path's. */
-  async beforeBatch(to: bigint, head: bigint, reorgWindow: number): Promise<void> {
-    if (to > head - BigInt(reorgWindow)) await this.finish();
+  /** Before a batch from `from` is written: one that starts where a reorg could reach is the head-following path's. */
+  async beforeBatch(from: bigint, head: bigint): Promise<void> {
+    if (this.reachesWindow(from, head)) await this.finish();
+  }
+
+  /**
+   * After a batch up to `to` is written: once the backfill has reached the reorg window, the
+   * hand-over. The batch that crosses into the window is still the backfill's: its rows are
+   * written without the page indexes (maintained row by row they cost the batch about twice,
+   * BENCHMARKS.md), and no reorg is handled before the hand-over (a rollback finishes first).
+   */
+  async afterBatch(to: bigint, head: bigint): Promise<void> {
+    if (this.reachesWindow(to, head)) await this.finish();
   }
 
   /**
@@ -40,5 +52,9 @@ export class Backfill {
     await finishBackfill(this.db, this.chainId);
     this.active = false;
     this.logger.info({ ...label, ms: Date.now() - started }, 'backfill finished: page indexes built');
+  }
+
+  private reachesWindow(block: bigint, head: bigint): boolean {
+    return block > head - BigInt(this.reorgWindow);
   }
 }

@@ -4,7 +4,8 @@ import { ZERO_ADDRESS } from '../evm/hex.js';
 import type { Hex } from '../db/rows.js';
 
 const T = '0x00000000000000000000000000000000000000aa' as Hex;
-const [A, B] = ['0x00000000000000000000000000000000000000a1', '0x00000000000000000000000000000000000000b2'] as Hex[];
+const A = '0x00000000000000000000000000000000000000a1' as Hex;
+const B = '0x00000000000000000000000000000000000000b2' as Hex;
 
 describe('BalanceSum', () => {
   it('sums per key, keeps the last block, and each block\'s sum once a key changes in a second block', () => {

@@ -82,7 +82,7 @@ export class ChainIndexer {
     this.rebasing = new RebasingBalances(options.chain.rebasingTokens, options.chain.rebasingSweepBatches);
     this.batchBlocks = this.minBatchBlocks;
     this.traces = options.traces === false ? Promise.resolve(false) : null;
-    this.backfill = new Backfill(options.db, options.chain.chainId, options.logger);
+    this.backfill = new Backfill(options.db, options.chain.chainId, options.chain.reorgWindow, options.logger);
     this.status = new StepStatus(options.db, options.chain.chainId);
   }
 
@@ -188,12 +188,13 @@ export class ChainIndexer {
           taking.catch(() => undefined); // awaited when its turn comes
           following = { from: batch.to + 1n, batch: taking };
         }
-        // the head-following path from the first batch a reorg could reach
-        await this.backfill.beforeBatch(batch.to, head, this.chain.reorgWindow);
+        // the head-following path once the backfill has reached where a reorg could
+        await this.backfill.beforeBatch(batch.from, head);
         const addresses = this.recentAddresses.unseen(batch.addresses);
         await this.write(batch, addresses);
         this.recentAddresses.remember(addresses);
         await this.afterBatch(batch, head, Date.now() - started);
+        await this.backfill.afterBatch(batch.to, head);
         parent = batch.blocks[batch.blocks.length - 1]!.hash;
         next = batch.to + 1n;
         await this.status.succeeded();
