@@ -4,9 +4,9 @@ import { upsertBlocks } from '../db/queries/write-blocks.js';
 import { upsertUncles } from '../db/queries/write-uncles.js';
 import { applyBalanceDeltas, applyBlockChanges, pruneBalanceChanges, recordBalanceChanges } from '../db/queries/write-balances.js';
 import { addUncheckedAddresses } from '../db/queries/write-addresses.js';
-import { changesFrom, setChangesFrom, setIndexedBlock } from '../db/queries/progress.js';
+import { changesFrom, recordBatchProgress, setChangesFrom, type BatchProgress } from '../db/queries/progress.js';
 import { setSweepPosition, type SweepPosition } from '../db/queries/rebasing-sweep.js';
-import { historyFrom, pruneHistoryBelow, startHistory } from '../db/queries/write-history.js';
+import { historyFrom, pruneHistoryBelow } from '../db/queries/write-history.js';
 import { settleBalances } from './reconcile.js';
 import type { IndexBatch } from './transform.js';
 import { refreshPrimaryNames, writeEnsEvents } from '../db/queries/ens.js';
@@ -59,23 +59,19 @@ export async function writeBatch(db: Database, chainId: number, batch: IndexBatc
       await writeEnsEvents(tx, chainId, batch.ens.events, batch.ens.reverse);
       await refreshPrimaryNames(tx, chainId, batch.ens.registry, [...new Set(batch.ens.events.map((e) => e.node))]);
     }
-    await updateChangesFrom(tx, chainId, batch);
     if (extras.sweep !== undefined) await setSweepPosition(tx, chainId, extras.sweep);
-    if (batch.history !== null) await startHistory(tx, chainId, batch.from);
-    await setIndexedBlock(tx, chainId, batch.to);
+    await recordBatchProgress(tx, chainId, { indexed: batch.to, changesFrom: changesFromAfter(batch), historyFrom: batch.history === null ? null : batch.from });
   });
 }
 
 /**
  * Recorded blocks form a suffix of each batch (those inside the reorg window). Rollbacks are
- * exact down to `changes_from`, the start of the unbroken run of recorded blocks.
+ * exact down to `changes_from`, the start of the unbroken run of recorded blocks: a batch
+ * recorded whole continues the run (or starts it), any other starts it where its recorded
+ * blocks do, or after the batch if it has none.
  */
-async function updateChangesFrom(tx: Queryable, chainId: number, batch: IndexBatch) {
-  if (batch.recordedFrom === batch.from) {
-    if ((await changesFrom(tx, chainId)) === null) await setChangesFrom(tx, chainId, batch.from);
-  } else {
-    await setChangesFrom(tx, chainId, batch.recordedFrom ?? batch.to + 1n);
-  }
+function changesFromAfter(batch: IndexBatch): BatchProgress['changesFrom'] {
+  return batch.recordedFrom === batch.from ? { orKeep: batch.from } : { set: batch.recordedFrom ?? batch.to + 1n };
 }
 
 /**

@@ -17,6 +17,34 @@ export async function indexedBlock(db: Queryable, chainId: number): Promise<{ nu
   return row ? { number: BigInt(row.number), hash: fromHexText(row.hash) } : null;
 }
 
+/** What one batch moves of its chain's progress (write-batch.ts). */
+export interface BatchProgress {
+  /** the batch's last block: now indexed */
+  indexed: bigint;
+  /** changes_from, where exact rollbacks start: `set` moves it there; `orKeep` sets it only where there is none */
+  changesFrom: { set: bigint } | { orKeep: bigint };
+  /** with the balance history, the batch's first block: where the history starts, unless it already has a start (an upgrade's or a prune's) */
+  historyFrom: bigint | null;
+}
+
+/**
+ * The progress of a batch in one statement of its transaction: each of these was a round trip
+ * of its own, and a round trip in the write's transaction waits for whatever JavaScript holds
+ * the event loop when its answer comes (the next batch's transform, a node's answer being
+ * parsed), while the database idles.
+ */
+export async function recordBatchProgress(db: Queryable, chainId: number, p: BatchProgress): Promise<void> {
+  const keep = 'orKeep' in p.changesFrom;
+  const changesFrom = 'orKeep' in p.changesFrom ? p.changesFrom.orKeep : p.changesFrom.set;
+  await db.query(
+    `UPDATE chains SET indexed_block = $2, updated_at = now(),
+       changes_from = CASE WHEN $3::boolean THEN coalesce(changes_from, $4::bigint) ELSE $4::bigint END,
+       history_from = coalesce(history_from, $5::bigint)
+     WHERE chain_id = $1`,
+    [chainId, p.indexed.toString(), keep, changesFrom.toString(), p.historyFrom === null ? null : p.historyFrom.toString()],
+  );
+}
+
 export async function setIndexedBlock(db: Queryable, chainId: number, block: bigint | null): Promise<void> {
   await db.query('UPDATE chains SET indexed_block = $2, updated_at = now() WHERE chain_id = $1', [
     chainId,

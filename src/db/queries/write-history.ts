@@ -75,11 +75,6 @@ export async function reopenIntervalsAbove(db: Queryable, chainId: number, ances
   return rows.map((r) => fromHexText(r.token));
 }
 
-/** The first batch written starts the history (unless an upgrade or a prune set it already). */
-export async function startHistory(db: Queryable, chainId: number, from: bigint): Promise<void> {
-  await db.query('UPDATE chains SET history_from = $2 WHERE chain_id = $1 AND history_from IS NULL', [chainId, from.toString()]);
-}
-
 /** Where history starts for this chain (null before the first batch). */
 export async function historyFrom(db: Queryable, chainId: number): Promise<bigint | null> {
   const rows = await db.query<{ history_from: string | null }>('SELECT history_from::text AS history_from FROM chains WHERE chain_id = $1', [chainId]);
