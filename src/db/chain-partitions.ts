@@ -107,12 +107,42 @@ export async function startBackfill(db: Queryable, chainId: number): Promise<Par
 }
 
 /**
+ * How many of the hand-over's statements run at once. On PostgreSQL each takes a connection of
+ * the pool and builds on a core of its own (two index builds on one table share its lock); at
+ * the hand-over the indexer has nothing else to write, so a remote node's last blocks wait
+ * for about half the build (BENCHMARKS.md). PGlite runs them one after another anyway.
+ */
+const BUILDS_AT_ONCE = 2;
+
+/**
+ * Runs `statements` on `db`, `BUILDS_AT_ONCE` at a time, each committing on its own. After a
+ * failure no other starts, and it is thrown once those running have ended: nothing is built
+ * behind the caller's back.
+ */
+async function runAtOnce(db: Queryable, statements: readonly string[]): Promise<void> {
+  let next = 0;
+  let failed = false;
+  const lane = async () => {
+    while (!failed && next < statements.length) {
+      await db.query(statements[next++]!).catch((error: unknown) => {
+        failed = true;
+        throw error;
+      });
+    }
+  };
+  const lanes = await Promise.allSettled(Array.from({ length: Math.min(BUILDS_AT_ONCE, statements.length) }, lane));
+  const failure = lanes.find((l): l is PromiseRejectedResult => l.status === 'rejected');
+  if (failure) throw failure.reason;
+}
+
+/**
  * Builds a backfilled chain's page indexes in bulk (those not there yet) and refreshes its
  * statistics. Each index is a statement and a transaction of its own, not one transaction for
  * all: on PGlite the API shares the one connection, so a page waits for one index build at
  * most, not the whole hand-over, and a kill keeps what was built (the next start builds the
- * rest). token_balances_page's copy comes last: it tells that the build is done (backfillingSql).
- * Call it outside a transaction.
+ * rest). token_balances_page's copy comes last, once the others and the statistics are done:
+ * it tells that the build is done (backfillingSql). Call it outside a transaction, with the
+ * database (not a transaction's client), so that the builds can take connections of their own.
  */
 export async function finishBackfill(db: Queryable, chainId: number): Promise<void> {
   const copies: IndexCopy[] = [];
@@ -120,7 +150,7 @@ export async function finishBackfill(db: Queryable, chainId: number): Promise<vo
   const lastName = copyNamed('token_balances', digits(chainId), LAST_INDEX);
   const last = copies.find((c) => c.name === lastName);
   if (!last) throw new Error(`no ${lastName} to build: token_balances_default has no ${LAST_INDEX}`);
-  for (const index of copies) if (index !== last) await db.query(index.definition);
-  for (const table of TABLES) await db.query(`ANALYZE ${partitionName(table, chainId)}`);
+  await runAtOnce(db, copies.filter((index) => index !== last).map((index) => index.definition));
+  await runAtOnce(db, TABLES.map((table) => `ANALYZE ${partitionName(table, chainId)}`));
   await db.query(last.definition);
 }
