@@ -1,4 +1,3 @@
-import { setImmediate } from 'node:timers/promises';
 import type { BlockWithReceipts } from '../evm/fetch-blocks.js';
 import { buildBlockRow, buildUncleRow } from '../evm/block-row.js';
 import type { BlockTraceSummary } from '../evm/traces.js';
@@ -112,15 +111,7 @@ export function digestBlock({ block, receipts, traces, uncles: blockUncles }: Fe
   };
 }
 
-/**
- * Blocks summed between two yields to the event loop (~1–2 ms of work at 200 transfers a
- * block). The next batch is transformed while one is written; run in one piece (10–25 ms on
- * bench:index's batches) it held every answer of the write's round trips that came meanwhile,
- * the database idle until it ended.
- */
-const BLOCKS_PER_SLICE = 8;
-
-export async function transformBatch(digested: readonly DigestedBlock[], options: TransformOptions): Promise<IndexBatch> {
+export function transformBatch(digested: readonly DigestedBlock[], options: TransformOptions): IndexBatch {
   const batch = new BalanceSum();
   const blockDeltas: IndexBatch['blockDeltas'] = [];
   const tokens = new Map<Hex, TokenType>();
@@ -130,8 +121,7 @@ export async function transformBatch(digested: readonly DigestedBlock[], options
   const uncles: BlockRow[] = [];
   let transfers = 0;
   let ens: IndexBatch['ens'];
-  for (const [i, block] of digested.entries()) {
-    if (i > 0 && i % BLOCKS_PER_SLICE === 0) await setImmediate();
+  for (const block of digested) {
     const { row } = block;
     if (block.ens) {
       ens ??= { registry: block.ens.registry, events: [], reverse: [] };
