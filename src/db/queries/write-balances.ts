@@ -74,9 +74,10 @@ const SAME_KEY = (a: string, b: string) =>
  * RETURNING, so token_balances is not read back, and no value passes through a number. The
  * value before the batch is the upserted row's less the key's sum; then
  * - a key changed in one block closes that value, from the row's previous block;
- * - a key changed in several blocks closes one value per block (the `steps` rows, made by the
- *   indexer: each block's, the sum of the key's changes in the batch's earlier blocks added, and
- *   its previous change's block, none for the first, which takes the row's previous block).
+ * - a key changed in several blocks closes one value per block it changed in: the value before
+ *   the batch plus its changes in the batch's earlier blocks (`before`), from its previous
+ *   change's block or, for its first, the row's previous block. These `steps` rows are worked
+ *   out by the indexer (keyChangeArrays) and joined to the key by its position in the batch.
  * Keys whose changes net to zero over the batch are upserted too (value + 0): their intervals
  * need the row's value.
  */
