@@ -34,8 +34,7 @@ export interface BatchProgress {
  * parsed), while the database idles.
  */
 export async function recordBatchProgress(db: Queryable, chainId: number, p: BatchProgress): Promise<void> {
-  const keep = 'orKeep' in p.changesFrom;
-  const changesFrom = 'orKeep' in p.changesFrom ? p.changesFrom.orKeep : p.changesFrom.set;
+  const [keep, changesFrom] = 'orKeep' in p.changesFrom ? [true, p.changesFrom.orKeep] : [false, p.changesFrom.set];
   await db.query(
     `UPDATE chains SET indexed_block = $2, updated_at = now(),
        changes_from = CASE WHEN $3::boolean THEN coalesce(changes_from, $4::bigint) ELSE $4::bigint END,

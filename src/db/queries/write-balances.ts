@@ -29,8 +29,10 @@ export interface KeyChanges extends BlockDelta {
   steps: Array<{ blockNumber: bigint; delta: bigint }> | null;
 }
 
-/** Per-block changes as bulk parameters $2..$6 (blockDeltaArrays), read back as rows `u`. */
-const BLOCK_DELTAS = 'unnest($2::text[], $3::text[], $4::numeric[], $5::bigint[], $6::numeric[]) AS u(token, holder, token_id, block_number, delta)';
+/** Per-block changes as bulk parameters $2..$6 (blockDeltaArrays), unnested. */
+const UNNEST_BLOCK_DELTAS = 'unnest($2::text[], $3::text[], $4::numeric[], $5::bigint[], $6::numeric[])';
+/** The same, read back as rows `u`. */
+const BLOCK_DELTAS = `${UNNEST_BLOCK_DELTAS} AS u(token, holder, token_id, block_number, delta)`;
 
 /** Per-block changes as bulk parameters: token, holder, token_id, block_number, delta. */
 function blockDeltaArrays(changes: readonly BlockDelta[]) {
@@ -84,7 +86,7 @@ const SAME_KEY = (a: string, b: string) =>
 function balanceWriteSql(history: boolean): string {
   return `WITH net AS (
        SELECT u.k, decode(u.token, 'hex') AS token, decode(u.holder, 'hex') AS holder, u.token_id, u.delta, u.block_number
-       FROM unnest($2::text[], $3::text[], $4::numeric[], $5::numeric[], $6::bigint[]) WITH ORDINALITY AS u(token, holder, token_id, delta, block_number, k)
+       FROM ${UNNEST_BLOCK_DELTAS} WITH ORDINALITY AS u(token, holder, token_id, block_number, delta, k)
      ), up AS (
        INSERT INTO token_balances AS b (chain_id, token, holder, token_id, value, block_number)
        SELECT $1, net.token, net.holder, net.token_id, net.delta, net.block_number FROM net
@@ -130,16 +132,10 @@ function balanceWriteSql(history: boolean): string {
 }
 const BALANCE_WRITE = { history: balanceWriteSql(true), plain: balanceWriteSql(false) } as const;
 
-/** A batch's keys as bulk parameters $2..$6 (token, holder, token_id, delta, block) and, with the history, the steps' $7..$10. */
+/** A batch's keys as bulk parameters $2..$6 (blockDeltaArrays: the block is their last change's) and, with the history, the steps' $7..$10. */
 function keyChangeArrays(changes: readonly KeyChanges[], history: boolean): unknown[] {
-  const keys = [
-    hexArray(changes.map((c) => c.token)),
-    hexArray(changes.map((c) => c.holder)),
-    changes.map((c) => tokenIdText(c.tokenId)),
-    changes.map((c) => c.delta.toString()),
-    changes.map((c) => c.blockNumber.toString()),
-  ];
-  if (!history) return keys;
+  const keys = blockDeltaArrays(changes);
+  if (!history) return [...keys];
   const k: number[] = [];
   const to: string[] = [];
   const from: Array<string | null> = [];
