@@ -12,14 +12,15 @@ export type BlockRef = { kind: 'number'; number: bigint } | { kind: 'hash'; hash
 export const BLOCK_PARAM = 'block_hash_or_number_param';
 export const FULL_HASH_PATTERN = '^0x([A-Fa-f0-9]{64})$';
 const FULL_HASH = new RegExp(FULL_HASH_PATTERN);
-const INTEGER = /^[+-]?[0-9]+$/;
+/** An integer as the reference reads one from text (Elixir's Integer.parse of the whole string). */
+export const INTEGER_TEXT = /^[+-]?[0-9]+$/;
 
 const ANY_OF_DETAIL = 'Failed to cast value using any of: Schema(title: "FullHash", type: :string), Schema(type: :integer)';
 const HASH_DETAIL = `Invalid format. Expected ~r/${FULL_HASH_PATTERN}/`;
 
 export function parseBlockParam(raw: string): BlockRef {
   if (FULL_HASH.test(raw)) return { kind: 'hash', hash: raw.toLowerCase() as Hex };
-  if (INTEGER.test(raw)) {
+  if (INTEGER_TEXT.test(raw)) {
     const number = BigInt(raw);
     if (number >= 0n) return { kind: 'number', number };
     return fail(`${number} is smaller than inclusive minimum 0`);

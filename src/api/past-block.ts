@@ -10,18 +10,19 @@ import { InvalidParameterError, notFound } from './http-error.js';
 
 export type PastBlock =
   | { ok: true; tokenType: TokenType }
-  /** above the indexed block: not known yet */
-  | { ok: false; refusal: 'beyond-index'; indexed: bigint | null }
+  /** above the indexed block: not known yet (`tokenKnown`: whether the index has the token at all) */
+  | { ok: false; refusal: 'beyond-index'; indexed: bigint | null; tokenKnown: boolean }
   /** below where history starts (the horizon, or the first block indexed) */
-  | { ok: false; refusal: 'below-history'; from: bigint | null }
+  | { ok: false; refusal: 'below-history'; from: bigint | null; tokenKnown: boolean }
   /** no such token, or the token's first event is after the block */
   | { ok: false; refusal: 'no-token' };
 
 /** Whether the token's holders at `block` can be answered, or why not. */
 export async function checkPastBlock(db: Queryable, chainId: number, token: Hex, block: bigint): Promise<PastBlock> {
   const bounds = await historyBounds(db, chainId, token);
-  if (bounds.indexed === null || block > bounds.indexed) return { ok: false, refusal: 'beyond-index', indexed: bounds.indexed };
-  if (bounds.from === null || block < bounds.from) return { ok: false, refusal: 'below-history', from: bounds.from };
+  const tokenKnown = bounds.tokenType !== null;
+  if (bounds.indexed === null || block > bounds.indexed) return { ok: false, refusal: 'beyond-index', indexed: bounds.indexed, tokenKnown };
+  if (bounds.from === null || block < bounds.from) return { ok: false, refusal: 'below-history', from: bounds.from, tokenKnown };
   if (bounds.tokenType === null || (bounds.tokenFirstBlock !== null && block < bounds.tokenFirstBlock)) return { ok: false, refusal: 'no-token' };
   return { ok: true, tokenType: bounds.tokenType };
 }
@@ -41,6 +42,8 @@ export function pastBlockDetail(block: bigint, refusal: Extract<PastBlock, { ok:
 export async function pastBlockOrRefuse(db: Queryable, chainId: number, token: Hex, block: bigint): Promise<TokenType> {
   const past = await checkPastBlock(db, chainId, token, block);
   if (past.ok) return past.tokenType;
-  if (past.refusal === 'no-token') throw notFound();
+  // an unknown token is a 404 at any block, as without one (the Etherscan-style side still
+  // refuses the block: its "no token" is an answer, "0" or no records, not an error)
+  if (past.refusal === 'no-token' || !past.tokenKnown) throw notFound();
   throw new InvalidParameterError([{ param: 'block_number', detail: pastBlockDetail(block, past) }]);
 }

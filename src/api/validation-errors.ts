@@ -22,10 +22,11 @@ function detailFor(error: AjvError, value: unknown): { param: string | null; det
       return { param: String(error.params.additionalProperty), detail: `Unexpected field: ${String(error.params.additionalProperty)}` };
     case 'pattern':
       return { param, detail: `Invalid format. Expected ~r/${String(error.params.pattern ?? HASH_PATTERN)}/` };
+    // (`params.value`: the integer as read from the text, where the check ran before coercion)
     case 'maximum':
-      return { param, detail: `${String(value)} is larger than inclusive maximum ${String(error.params.limit)}` };
+      return { param, detail: `${String(error.params.value ?? value)} is larger than inclusive maximum ${String(error.params.limit)}` };
     case 'minimum':
-      return { param, detail: `${String(value)} is smaller than inclusive minimum ${String(error.params.limit)}` };
+      return { param, detail: `${String(error.params.value ?? value)} is smaller than inclusive minimum ${String(error.params.limit)}` };
     case 'type':
       return { param, detail: `Invalid ${String(error.params.type)}. Got: ${kindOf(value)}` };
     case 'maxLength':

@@ -354,9 +354,14 @@ export class ChainIndexer {
   private async pruneHistory(indexed: bigint): Promise<void> {
     const horizon = this.chain.historyFromBlock;
     if (horizon === null || this.historyPruned || indexed < horizon) return;
-    await pruneHistory(this.db, this.chain.chainId, horizon);
+    const { before, after } = await pruneHistory(this.db, this.chain.chainId, horizon);
     this.historyPruned = true;
-    this.logger.info({ ...this.label, below: horizon.toString() }, 'balance history below the horizon pruned');
+    if (before === after && after !== null && after > horizon) {
+      // a lower horizon than before: what the higher one pruned stays gone
+      this.logger.warn({ ...this.label, horizon: horizon.toString(), historyFrom: after.toString() }, 'balance history starts above the horizon: an earlier horizon pruned it');
+    } else if (before !== after) {
+      this.logger.info({ ...this.label, below: horizon.toString() }, 'balance history below the horizon pruned');
+    }
   }
 
   private async afterBatch(batch: IndexBatch, head: bigint, ms: number): Promise<void> {

@@ -87,10 +87,16 @@ export async function pruneRecordedChanges(db: Database, chainId: number, below:
   });
 }
 
-/** Prunes history below the horizon in one transaction, unless it already starts there. */
-export async function pruneHistory(db: Database, chainId: number, horizon: bigint): Promise<void> {
-  await db.transaction(async (tx) => {
-    const from = await historyFrom(tx, chainId);
-    if (from === null || from < horizon) await pruneHistoryBelow(tx, chainId, horizon);
+/**
+ * Prunes history below the horizon in one transaction, unless it already starts there. Returns
+ * where the kept history starts before and after (above the horizon when an earlier, higher
+ * horizon pruned it: pruned history does not come back).
+ */
+export async function pruneHistory(db: Database, chainId: number, horizon: bigint): Promise<{ before: bigint | null; after: bigint | null }> {
+  return db.transaction(async (tx) => {
+    const before = await historyFrom(tx, chainId);
+    if (before !== null && before >= horizon) return { before, after: before };
+    await pruneHistoryBelow(tx, chainId, horizon);
+    return { before, after: horizon };
   });
 }

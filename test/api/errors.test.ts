@@ -41,6 +41,17 @@ describe.each(await availableEngines())('errors on %s', (engine) => {
     // holders take block_number since the history (a past block's snapshot): its bad values are refused alike
     ['block_number=abc on holders', holdersPath(), { block_number: 'abc' }, invalid('/block_number', 'Invalid integer. Got: string')],
     ['block_number=-1 on holders', holdersPath(), { block_number: -1 }, invalid('/block_number', '-1 is smaller than inclusive minimum 0')],
+    // an integer is decimal text as the reference reads it (Integer.parse of the whole value), not
+    // whatever Number() makes of it, and a bound names the number sent, not its double
+    ...['0x10', '1e1', '10.0', ' 10', '10 ', '', '1_0', 'Infinity'].flatMap((text): Array<[string, string, Record<string, string>, unknown]> => [
+      [`block_number=${JSON.stringify(text)} on holders`, holdersPath(), { block_number: text }, invalid('/block_number', 'Invalid integer. Got: string')],
+      [`block_number=${JSON.stringify(text)} on blocks`, blocksPath(), { block_number: text }, invalid('/block_number', 'Invalid integer. Got: string')],
+      [`items_count=${JSON.stringify(text)}`, blocksPath(), { items_count: text }, invalid('/items_count', 'Invalid integer. Got: string')],
+    ]),
+    ['block_number past 2^53 on holders', holdersPath(), { block_number: '9007199254740993' }, invalid('/block_number', '9007199254740993 is larger than inclusive maximum 9007199254740991')],
+    ['block_number of 20 digits on blocks', blocksPath(), { block_number: '99999999999999999999' }, invalid('/block_number', '99999999999999999999 is larger than inclusive maximum 9007199254740991')],
+    ['items_count=051', holdersPath(), { items_count: '051' }, invalid('/items_count', '51 is larger than inclusive maximum 50')],
+    ['items_count=-0001', holdersPath(), { items_count: '-0001' }, invalid('/items_count', '-1 is smaller than inclusive minimum 1')],
     // Length limits (README, Limits): every query value at most 256 characters.
     ['a 257-character key on holders', holdersPath(), { key: 'k'.repeat(257) }, invalid('/key', TOO_LONG)],
     ['an 8 KB key on blocks-validated', blocksPath(), { key: 'k'.repeat(8_192) }, invalid('/key', TOO_LONG)],
@@ -52,6 +63,14 @@ describe.each(await availableEngines())('errors on %s', (engine) => {
     expect(res.status).toBe(422);
     expect(res.body).toEqual(expected);
     assertWire(validationSchema, res.body);
+  });
+
+  it('an integer with a sign or leading zeros is read as the reference reads it', async () => {
+    for (const items of ['+2', '002']) {
+      const res = await api.get(blocksPath(), { items_count: items, block_number: '+0010' });
+      expect(res.status, items).toBe(200);
+      expect(res.body).toEqual({ items: [], next_page_params: null });
+    }
   });
 
   it('a key of exactly 256 characters is accepted', async () => {

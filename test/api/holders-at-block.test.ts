@@ -195,7 +195,17 @@ describe.each(await availableEngines())('holders at a past block on %s', (engine
     const code = await truth.getCode({ address: chain.burnable, blockNumber: 2n });
     expect(code ?? '0x').toBe('0x');
     expect((await api.get(holdersPath(chain.burnable), { block_number: '2' })).status).toBe(404);
-    expect((await api.get(holdersPath(getAddress(`0x${'ab'.repeat(20)}`)), { block_number: '2' })).status).toBe(404);
+    // an unknown token is a 404 at any block, as without one: above the index too
+    for (const block of ['2', (tip + 1000n).toString()]) {
+      const unknown = await api.get(holdersPath(getAddress(`0x${'ab'.repeat(20)}`)), { block_number: block });
+      expect(unknown.status, block).toBe(404);
+      expect(unknown.body).toEqual({ message: 'Not found' });
+    }
+    // the Etherscan-style list and count refuse an empty blockno instead of answering for today
+    for (const action of ['tokenholderlist', 'tokenholdercount']) {
+      const empty = await api.get(`/${CHAIN}/api`, { module: 'token', action, contractaddress: chain.scenario.erc20, blockno: '' });
+      expect(empty.body, action).toEqual({ status: '0', message: 'NOTOK', result: 'Error! Invalid block number' });
+    }
     for (const bad of ['-1', 'x', '1.5', '9'.repeat(30)]) {
       const res = await api.get(holdersPath(chain.scenario.erc20), { block_number: bad });
       expect(res.status, bad).toBe(422);

@@ -230,6 +230,20 @@ describe('explorer export', () => {
     expect(jsonl(out)).toEqual(bigItems);
   });
 
+  it('the CLI says what a 404 means: exit 1, no stack', async () => {
+    const unknown = addressOf(0, 'export-token:unknown');
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'export', 'holders', '--chain', String(CHAIN), '--token', unknown, '--url', baseUrl], {
+      cwd: process.cwd(),
+      env: { ...process.env, EXPLORER_API_KEY: TEST_KEY },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code, stderr).toBe(1);
+    expect(stderr).toMatch(/^explorer export: HTTP 404: Not found \(no such token on this chain\) \(http:\/\/.*\)\n$/);
+  });
+
   it('a refused request surfaces as the typed error; no key at all is a usage error', async () => {
     await expect(exportList('holders', options(BIG, { apiKey: 'wrong', out: join(dir, 'x.jsonl') }))).rejects.toMatchObject({ status: 401 });
     const saved = process.env.EXPLORER_API_KEY;

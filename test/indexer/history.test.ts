@@ -103,7 +103,9 @@ describe.each(await availableEngines())('balance history on %s', (engine) => {
     const tip = await run.caughtUp();
     const horizon = tip - 6n;
     const rowsBefore = Number((await database.db.query<{ n: string }>('SELECT count(*)::text AS n FROM balance_intervals'))[0]!.n);
-    await pruneHistory(database.db, CHAIN, horizon);
+    expect((await pruneHistory(database.db, CHAIN, horizon)).after).toBe(horizon);
+    // a lower horizon later brings nothing back: the history still starts where it was pruned
+    expect(await pruneHistory(database.db, CHAIN, horizon - 3n)).toEqual({ before: horizon, after: horizon });
     const rowsAfter = Number((await database.db.query<{ n: string }>('SELECT count(*)::text AS n FROM balance_intervals'))[0]!.n);
     expect(rowsAfter).toBeLessThan(rowsBefore);
     expect((await database.db.query<{ f: string }>('SELECT history_from::text AS f FROM chains WHERE chain_id = $1', [CHAIN]))[0]!.f).toBe(horizon.toString());

@@ -128,13 +128,20 @@ function subcommand(list: ExportListName, targetFlag: '--token' | '--address', t
       } catch (error) {
         // the server's answer is the message; a stack trace would only hide it
         if (!(error instanceof ExplorerError)) throw error;
-        process.stderr.write(`explorer export: HTTP ${error.status}: ${error.message} (${error.url})\n`);
+        process.stderr.write(`explorer export: HTTP ${error.status}: ${error.message}${notFoundHint(list, error.status, opts.block)} (${error.url})\n`);
         process.exitCode = 1;
       } finally {
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);
       }
     });
+}
+
+/** What a 404 means for the list asked (the API's body says only "Not found"). */
+function notFoundHint(list: ExportListName, status: number, block: bigint | undefined): string {
+  if (status !== 404) return '';
+  if (list === 'blocks-validated') return ' (the API serves no such chain)';
+  return block === undefined ? ' (no such token on this chain)' : ` (no such token on this chain at block ${block}: unknown, or not created yet then)`;
 }
 
 export function exportCommand(): Command {

@@ -4,9 +4,13 @@ import { checkPastBlock } from '../../past-block.js';
 import { EtherscanError, TEXT } from './envelope.js';
 import { integerParam, type EtherscanQuery } from './params.js';
 
-/** `blockno` where an action takes one optionally: undefined when absent or empty (now). */
+/**
+ * `blockno` where an action takes one optionally: undefined when absent (now). An empty value
+ * is refused like any other that is not a block number: a snapshot script whose block variable
+ * came out empty must not get today's holders as if they were the snapshot's.
+ */
 export function optionalBlockno(query: EtherscanQuery): bigint | undefined {
-  return query.blockno === undefined || query.blockno === '' ? undefined : integerParam(query, 'blockno', TEXT.blockNumber);
+  return query.blockno === undefined ? undefined : integerParam(query, 'blockno', TEXT.blockNumber);
 }
 
 function refuse(refusal: 'beyond-index' | 'below-history'): never {
