@@ -4,12 +4,10 @@ import { join } from 'node:path';
 import type { Config } from '../config/config.js';
 
 /**
- * The key printed for the demo: the first of EXPLORER_API_KEYS when set, otherwise one made
- * on the first start and kept in the data directory, so a browser that saved it keeps working.
+ * The demo's key: made on the first start and kept in the data directory, so a browser that
+ * saved it keeps working. Never one of the configured keys, which are secrets (banner below).
  */
 export function demoKey(config: Config): string {
-  const fromEnv = config.api.staticApiKeys[0];
-  if (fromEnv) return fromEnv;
   const file = join(config.dataDir, 'devnet', 'demo-api-key');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   mkdirSync(join(config.dataDir, 'devnet'), { recursive: true });
@@ -18,11 +16,29 @@ export function demoKey(config: Config): string {
   return key;
 }
 
-/** What a new user needs to try the service right away, on stdout. */
-export function printBanner(config: Config, demo: { token: string; miner: string } | null): void {
+export interface DemoInfo {
+  token: string;
+  miner: string;
+  /** the demo's own key (demoKey), the one key the banner shows */
+  key: string;
+}
+
+/**
+ * Where a key comes from when none is shown: stdout is the log under a service manager, so a
+ * configured key never appears in it; on the embedded database the key command needs the data
+ * directory, which the running service holds.
+ */
+function keyHint(config: Config): string {
+  if (config.api.staticApiKeys.length > 0) return '<one of your apiKeys (not shown)>';
+  if (config.databaseUrl) return '<your key: explorer keys create --name me, with this DATABASE_URL>';
+  return `<none yet: stop, run explorer keys create --name me --data-dir ${config.dataDir}, start again (or set EXPLORER_API_KEYS)>`;
+}
+
+/** What a new user needs to try the service right away. */
+export function bannerText(config: Config, demo: DemoInfo | null): string {
   const host = config.api.host === '0.0.0.0' ? '127.0.0.1' : config.api.host;
   const base = `http://${host}:${config.api.port}`;
-  const key = config.api.staticApiKeys[0] ?? '<your key: explorer keys create --name me>';
+  const key = demo?.key ?? keyHint(config);
   const chain = config.chains[0];
   const lines = [
     '',
@@ -34,13 +50,14 @@ export function printBanner(config: Config, demo: { token: string; miner: string
   if (chain) {
     const token = demo?.token ?? '<token address>';
     const miner = demo?.miner ?? '<miner address>';
+    const apikey = demo ? key : '<key>';
     lines.push(
       `  Chain          ${chain.chainId}${demo ? ` (local demo devnet at ${chain.rpcUrls[0]})` : ''}`,
       '',
       '  Try:',
-      `  curl '${base}/${chain.chainId}/api/v2/tokens/${token}/holders?apikey=${key}&items_count=5'`,
-      `  curl '${base}/${chain.chainId}/api/v2/addresses/${miner}/blocks-validated?apikey=${key}&items_count=5'`,
+      `  curl '${base}/${chain.chainId}/api/v2/tokens/${token}/holders?apikey=${apikey}&items_count=5'`,
+      `  curl '${base}/${chain.chainId}/api/v2/addresses/${miner}/blocks-validated?apikey=${apikey}&items_count=5'`,
     );
   }
-  process.stdout.write(`${lines.join('\n')}\n\n`);
+  return `${lines.join('\n')}\n\n`;
 }

@@ -8,7 +8,7 @@ import { verifyChainId } from '../../indexer/chain-indexer.js';
 import { chainRpcClient } from '../../indexer/chain-rpc.js';
 import { ensureChain } from '../../db/queries/chains.js';
 import { startDemo } from '../demo.js';
-import { demoKey, printBanner } from '../banner.js';
+import { bannerText, demoKey, type DemoInfo } from '../banner.js';
 
 export interface Role {
   /** starts the role; the returned function stops it */
@@ -73,24 +73,20 @@ export function serveCommand(): Command {
   );
 }
 
-interface DemoInfo {
-  token: string;
-  miner: string;
-}
-
 /** Without any chain configured, `start` runs a local devnet with demo tokens and indexes it. */
 const demoRole = (info: DemoInfo[]): Role => async (rt) => {
   const demo = await startDemo(rt.config.dataDir);
-  info.push({ token: demo.scenario.erc20, miner: demo.miners[0] ?? demo.scenario.deployer });
+  const key = demoKey(rt.config);
+  info.push({ token: demo.scenario.erc20, miner: demo.miners[0] ?? demo.scenario.deployer, key });
   rt.config.chains.push(demo.chain);
   await ensureChain(rt.db, demo.chain.chainId, demo.chain.elasticity);
-  rt.config.api.staticApiKeys.push(demoKey(rt.config));
+  rt.config.api.staticApiKeys.push(key);
   rt.logger.info({ rpcUrl: demo.chain.rpcUrls[0], chainId: demo.chain.chainId }, 'demo devnet running');
   return () => demo.stop();
 };
 
 const bannerRole = (info: DemoInfo[]): Role => async (rt) => {
-  printBanner(rt.config, info[0] ?? null);
+  process.stdout.write(bannerText(rt.config, info[0] ?? null));
   return async () => undefined;
 };
 
