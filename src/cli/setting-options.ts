@@ -1,5 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { parseText, type Setting } from '../config/setting.js';
+import { ConfigError } from '../config/config.js';
+import { parseText, shownText, type Setting } from '../config/setting.js';
 import { ALL_SETTINGS } from '../config/settings.js';
 
 /** What a command does, which decides the settings it takes as flags. */
@@ -22,6 +23,10 @@ function argParser(s: Setting<unknown>) {
     try {
       parsed = parseText(s, value, 'flag');
     } catch (error) {
+      // commander's usage error quotes the argument as given: a setting whose text may carry
+      // secrets is refused in our own words instead (`explorer: …`, as the environment's)
+      const shown = shownText(s, value);
+      if (shown !== value) throw new ConfigError(`${s.flag!.split(' ')[0]}${shown === null ? '' : ` "${shown}"`}: ${(error as Error).message}`);
       throw new InvalidArgumentError((error as Error).message);
     }
     return s.repeatable && Array.isArray(previous) && Array.isArray(parsed) ? [...previous, ...parsed] : parsed;

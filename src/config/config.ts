@@ -1,5 +1,5 @@
 import { readConfigFile, type ConfigFile } from './config-file.js';
-import { ConfigError, parseText, type Setting } from './setting.js';
+import { ConfigError, parseText, shownText, type Setting } from './setting.js';
 import {
   apiSettings, chainSettings, chainsSetting, configFileSetting, rootSettings,
   type ApiSettings, type ChainEntryValue, type ChainSettings, type RootSettings,
@@ -52,7 +52,8 @@ class Sources {
       try {
         return parseText(s, env, 'env');
       } catch (error) {
-        throw new ConfigError(`${s.env}${s.secret ? '' : `="${env}"`}: ${(error as Error).message}`);
+        const shown = shownText(s, env);
+        throw new ConfigError(`${s.env}${shown === null ? '' : `="${shown}"`}: ${(error as Error).message}`);
       }
     }
     const inFile = fileValues.find((v) => v !== undefined);

@@ -40,6 +40,14 @@ export interface Setting<T> extends Kind<T> {
   readonly help: string;
   /** never echoed in an error message */
   readonly secret?: boolean;
+  /** how an error message may echo the text given (its secrets taken out), when not `secret` */
+  readonly shown?: (text: string) => string;
+}
+
+/** A setting's text as an error message may echo it: not at all when secret, else as `shown` makes it. */
+export function shownText(s: Setting<unknown>, text: string): string | null {
+  if (s.secret) return null;
+  return s.shown ? s.shown(text) : text;
 }
 
 export const setting = <T>(definition: Setting<T>): Setting<T> => definition;

@@ -7,6 +7,7 @@ import { API_KEY_FORMAT_TEXT, API_KEY_MAX_LENGTH, API_KEY_MIN_LENGTH, API_KEY_PA
 import { blobScheduleKind } from './blob-schedule.js';
 import { ensKind } from './ens.js';
 import { arbitrumSettlementKind } from '../chains/arbitrum/config.js';
+import { redactUrls } from '../rpc/redact-url.js';
 
 /**
  * Every setting of the service, each defined once. Adding one is one entry here (and its use):
@@ -21,8 +22,10 @@ export const chainId: Kind<number> = {
 };
 
 
+// scheme://[userinfo@]host[:port][/path?query]: a port that is not digits is refused here, with
+// the setting's name, rather than by the driver's bare "Invalid URL" at connect time
 const urlOf = (schemes: string, what: string): Kind<string> =>
-  text({ pattern: `^(${schemes})://[^\\s]+$`, errorMessage: what });
+  text({ pattern: `^(${schemes})://([^\\s/@]*@)?(\\[[0-9A-Fa-f:.]+\\]|[^\\s/:@?#\\[\\]]*)(:[0-9]{1,5})?([/?#][^\\s]*)?$`, errorMessage: what });
 
 /** API keys of the environment or the file: each of the format a request may present (api/limits.ts). */
 const apiKeyList: Kind<string[]> = {
@@ -259,6 +262,8 @@ export const chainsSetting = setting<ChainEntryValue[]>({
   default: [],
   defaultText: 'none (`start`: a local demo chain)',
   help: 'the chains to index, with fallback RPC URLs; repeat the flag for several. In the environment, chains are separated by `,` and a chain\'s URLs by `|`. The file\'s entries also hold per-chain settings',
+  // RPC URLs carry credentials and provider keys: an error shows their origins only
+  shown: redactUrls,
   schema: Type.Array(ChainEntry, { maxItems: 1_000 }),
   fromText: (t) => [chainFromText(t)],
   fromEnv: (t) =>

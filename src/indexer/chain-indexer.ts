@@ -6,7 +6,7 @@ import { fetchBlockWithReceipts, supportsBlockReceipts } from '../evm/fetch-bloc
 import { detectTraceMethod, fetchBlockTraceSummary } from '../evm/traces.js';
 import { fetchUncles } from '../evm/uncles.js';
 import { sleep } from '../rpc/backoff.js';
-import { BlockNotAvailableError } from '../rpc/errors.js';
+import { BlockNotAvailableError, WrongChainError } from '../rpc/errors.js';
 import type { Database } from '../db/client.js';
 import { isConnectionFailure } from '../db/unavailable.js';
 import type { Hex } from '../db/rows.js';
@@ -45,10 +45,31 @@ export interface ChainIndexerOptions {
   traces?: boolean;
 }
 
+/**
+ * At start, every RPC URL that answers must serve the configured chain (a URL that does not
+ * answer now is asked before its first use, and set aside if it serves another). When none
+ * answers, this waits out the outage as any call does.
+ */
 export async function verifyChainId(rpc: RpcClient, expected: number): Promise<void> {
-  const actual = await rpc.getChainId();
-  if (actual !== expected) {
-    throw new ConfigError(`chain ${expected}: the RPC endpoint serves chain id ${actual}, not ${expected}`);
+  const served = await rpc.urlChainIds();
+  const wrong = served.filter((s) => s.chainId !== null && s.chainId !== expected);
+  if (wrong.length > 0) {
+    throw new ConfigError(`chain ${expected}: ${wrong.map((s) => `the RPC endpoint ${s.url} serves chain id ${s.chainId}`).join('; ')}, not ${expected}`);
+  }
+  if (served.every((s) => s.chainId === null)) {
+    await rpc.getChainId(); // waits out the outage; the URL that answers is asked on the way
+    await verifyChainId(rpc, expected);
+  }
+}
+
+/** The node's chain shares not even our first indexed block: it is another chain, or was reset. */
+export class ForeignChainError extends Error {
+  override name = 'ForeignChainError';
+  constructor(chainId: number, first: bigint) {
+    super(
+      `chain ${chainId}: the node's blocks differ from the index's all the way down to block ${first}, the first indexed: ` +
+        'it serves another chain with this id, or was reset. Index it into a fresh database (or --data-dir)',
+    );
   }
 }
 
@@ -203,6 +224,8 @@ export class ChainIndexer {
         prefetcher.reset();
         following = null;
         heads.forget();
+        // no retry cures these: the process stops and says why
+        if (error instanceof WrongChainError || error instanceof ForeignChainError) throw error;
         if (error instanceof BlockNotAvailableError) {
           // the head we planned the range with went away (a reorg to a shorter branch, or a
           // lagging backend): plan again from a fresh head
@@ -310,6 +333,9 @@ export class ChainIndexer {
     await this.backfill.finish();
     const floor = this.chain.startBlock - 1n;
     const ancestor = await findCommonAncestor(this.db, this.rpc, this.chain.chainId, next - 1n, floor);
+    // from genesis, not even block 0 in common (indexed from a later block, what lies below the
+    // start is not ours to compare: a reorg deeper than the index rolls back to its start)
+    if (ancestor < 0n) throw new ForeignChainError(this.chain.chainId, this.chain.startBlock);
     await rollBackTo(this.db, this.rpc, this.chain.chainId, ancestor, next - 1n, this.logger, ensRegistryFor(this.chain.chainId, this.chain.ens));
     this.options.metrics?.reorgs.inc(this.metricLabel);
     const parent = (await consensusHashes(this.db, this.chain.chainId, ancestor, ancestor)).get(ancestor) ?? null;

@@ -1,5 +1,5 @@
-import type { RpcClient } from '../rpc/client.js';
-import { callOrNull } from '../rpc/client.js';
+import { callOrNull, type BlockRef, type RpcClient } from '../rpc/client.js';
+import { classifyFailure } from '../rpc/classify-failure.js';
 import { DEPOSIT_TOPIC, WITHDRAWAL_TOPIC } from '../evm/token-events.js';
 import { TOKEN_SELECTORS } from '../evm/token-metadata.js';
 import type { RpcLog } from '../rpc/types.js';
@@ -38,16 +38,28 @@ export class WrappedNativeTokens {
     }
     await Promise.all(
       [...candidates].map(async (address) => {
-        const [supply, decimals] = await Promise.all([
-          callOrNull(this.rpc, address, TOKEN_SELECTORS.totalSupply, block),
-          callOrNull(this.rpc, address, TOKEN_SELECTORS.decimals, block),
-        ]);
-        const tokenLike = [supply, decimals].every((r) => r !== null && r.length === 66);
-        if (tokenLike) this.known.add(address);
-        // A node that lacks the block (a lagging backend, a reorg under us) fails the calls
-        // too: only a contract it can show us is judged, the others are asked again next time.
-        else if (hexByteLength(await this.rpc.getCode(address, block)) !== 0) this.rejected.add(address);
+        const verdict = await this.judge(address, block).catch(async (error: unknown) => {
+          // A node without the state of old blocks (a full node, not an archive) refuses calls
+          // there: judge the contract as it is now rather than stall the backfill on it.
+          if (classifyFailure(error).kind !== 'rpc-error') throw error;
+          return this.judge(address, 'latest');
+        });
+        if (verdict === 'token') this.known.add(address);
+        else if (verdict === 'not a token') this.rejected.add(address);
       }),
     );
+  }
+
+  /**
+   * A node that lacks the block (a lagging backend, a reorg under us) fails the calls too: only
+   * a contract it can show us is judged, the others are asked again next time.
+   */
+  private async judge(address: Hex, block: BlockRef): Promise<'token' | 'not a token' | 'unknown'> {
+    const [supply, decimals] = await Promise.all([
+      callOrNull(this.rpc, address, TOKEN_SELECTORS.totalSupply, block),
+      callOrNull(this.rpc, address, TOKEN_SELECTORS.decimals, block),
+    ]);
+    if ([supply, decimals].every((r) => r !== null && r.length === 66)) return 'token';
+    return hexByteLength(await this.rpc.getCode(address, block)) !== 0 ? 'not a token' : 'unknown';
   }
 }

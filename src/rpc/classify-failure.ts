@@ -17,6 +17,7 @@ import {
   RpcHttpError,
   RpcResponseError,
   RpcTransportError,
+  WrongChainError,
   WrongResponseIdError,
 } from './errors.js';
 
@@ -178,7 +179,9 @@ export type FailureKind =
   /** non-retryable HTTP status */
   | 'http-error'
   /** the caller aborted */
-  | 'aborted';
+  | 'aborted'
+  /** the URLs serve another chain (WrongChainError) */
+  | 'wrong-chain';
 
 export interface FailureClassification {
   kind: FailureKind;
@@ -191,6 +194,7 @@ export interface FailureClassification {
  */
 export function classifyFailure(error: unknown, method?: string): FailureClassification {
   if (error instanceof RpcError) return { kind: kindOfOwnError(error), retryAfterMs: retryAfterOf(error) };
+  if (wrongChainIn(error) !== null) return { kind: 'wrong-chain', retryAfterMs: null };
   const facts = collectFacts(error);
   const retryAfterMs = parseRetryAfter(facts.headers?.get('retry-after'));
   const message = facts.rpcMessage ?? '';
@@ -233,6 +237,7 @@ function kindOfOwnError(error: RpcError): FailureKind {
   if (error instanceof RpcHttpError) return 'http-error';
   if (error instanceof RetriesExhaustedError) return kindOfOwnError(error.lastError);
   if (error instanceof RequestAbortedError) return 'aborted';
+  if (error instanceof WrongChainError) return 'wrong-chain';
   return 'rpc-error';
 }
 
@@ -248,6 +253,14 @@ function describeTransient(facts: FailureFacts): string {
   if (facts.rpcCode !== null) return `${facts.rpcMessage ?? 'error'} (code ${facts.rpcCode})`;
   if (facts.network) return 'connection failed';
   return facts.messages[facts.messages.length - 1] ?? 'unknown failure';
+}
+
+/** A WrongChainError our transport threw, through whatever wrapped it on the way out. */
+function wrongChainIn(error: unknown): WrongChainError | null {
+  for (let current = error, depth = 0; current instanceof Error && depth < 10; current = current.cause, depth++) {
+    if (current instanceof WrongChainError) return current;
+  }
+  return null;
 }
 
 /**
@@ -274,6 +287,8 @@ export function toRpcError(error: unknown, method: string | undefined): RpcError
       return new RpcHttpError(facts.status ?? 0, options);
     case 'aborted':
       return new RequestAbortedError(`${method ?? 'rpc'}: aborted`, options);
+    case 'wrong-chain':
+      return wrongChainIn(error)!;
     case 'transient':
       return new RpcTransportError(`${method ?? 'rpc'}: ${describeTransient(facts)}`, facts.status, retryAfterMs, {
         ...options,

@@ -190,7 +190,8 @@ describe('createRpcClient', () => {
     expect(failing.calls).toHaveLength(3);
     await expect(rpc.getBlock(18_000_000n, false)).resolves.toMatchObject({ number: '0x112a880' });
     expect(failing.calls).toHaveLength(3);
-    expect(healthy.calls).toHaveLength(2);
+    // with fallbacks, each URL is first asked which chain it serves (test/rpc/wrong-chain.test.ts)
+    expect(healthy.calls.map((c) => c.methods)).toEqual([['eth_chainId'], ['eth_blockNumber'], ['eth_getBlockByNumber']]);
     expect(logger.entries.some((e) => e.level === 'info' && e.message?.includes('next'))).toBe(true);
   });
 

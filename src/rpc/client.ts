@@ -18,9 +18,12 @@ import type { Hex } from '../db/rows.js';
 import { backoffDelay, sleep, unlessAborted, type BackoffPolicy } from './backoff.js';
 import { signalCombiner } from './combined-signal.js';
 import { classifyFailure, toRpcError } from './classify-failure.js';
-import { RequestAbortedError, RetriesExhaustedError, RpcTransportError } from './errors.js';
+import { RequestAbortedError, RetriesExhaustedError, RpcTransportError, WrongChainError } from './errors.js';
 import { parseQuantity, toQuantity, toSafeNumber } from './quantity.js';
 import { jsonRpcHttp } from './json-rpc-http.js';
+import { redactUrl } from './redact-url.js';
+
+export { redactUrl };
 import { RequestBudget } from './request-budget.js';
 import { jsonRpcWebSocket } from './json-rpc-ws.js';
 import type { BlockTag, RpcBlock, RpcLog, RpcLogFilter, RpcReceipt } from './types.js';
@@ -109,6 +112,11 @@ export interface RpcClient {
   call(to: Hex, data: Hex, block?: BlockRef, options?: RequestOptions): Promise<Hex>;
   getCode(address: Hex, block?: BlockRef, options?: RequestOptions): Promise<Hex>;
   getStorageAt(address: Hex, slot: Hex, block?: BlockRef, options?: RequestOptions): Promise<Hex>;
+  /**
+   * Each URL's chain id, asked of that URL alone (null: it did not answer). Every URL is also
+   * asked before its first use, and one serving another chain is never used.
+   */
+  urlChainIds(): Promise<Array<{ url: string; chainId: number | null }>>;
   /** closes WebSocket connections (HTTP holds none); calls made afterwards fail */
   close(): void;
 }
@@ -141,20 +149,14 @@ export function blockParam(block: BlockRef | Hex): string {
 
 export const isWebSocketUrl = (url: string): boolean => /^wss?:\/\//i.test(url);
 
-/** Provider URLs often carry API keys in the path or query: log the origin only. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    const hasMore = parsed.pathname.length > 1 || parsed.search !== '';
-    return `${parsed.protocol}//${parsed.host}${hasMore ? '/…' : ''}`;
-  } catch {
-    return '<invalid url>';
-  }
-}
 
 interface Endpoint {
   url: string;
   label: string;
+  /** the chain id this URL serves, once asked (servedChain below) */
+  chainId: number | null;
+  /** asks this URL alone for its chain id, once (set when the transport is made) */
+  servedChain: () => Promise<number>;
   /** epoch ms before which the server asked (Retry-After) not to be called */
   notBefore: number;
   /** epoch ms until which this URL is skipped while another is usable */
@@ -168,7 +170,14 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
   const logger = options.logger ?? silentLogger;
   const policy: RetryPolicy = { ...defaultRetryPolicy, ...options.retry };
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-  const endpoints: Endpoint[] = options.urls.map((url) => ({ url, label: redactUrl(url), notBefore: 0, cooldownUntil: 0 }));
+  const endpoints: Endpoint[] = options.urls.map((url) => ({
+    url,
+    label: redactUrl(url),
+    chainId: null,
+    servedChain: () => Promise.reject(new Error('no transport yet')),
+    notBefore: 0,
+    cooldownUntil: 0,
+  }));
   // One log line per failure, not one per request of the failed batch: all of them receive the
   // same error object.
   const logged = new WeakMap<object, Set<string>>();
@@ -282,6 +291,10 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     getStorageAt(address, slot, block = 'latest', o) {
       return request<Hex>('eth_getStorageAt', [address, slot, blockParam(block)], o);
     },
+    async urlChainIds() {
+      const answers = await Promise.allSettled(endpoints.map((e) => e.servedChain()));
+      return endpoints.map((e, i) => ({ url: e.label, chainId: answers[i]!.status === 'fulfilled' ? (answers[i] as PromiseFulfilledResult<number>).value : null }));
+    },
     close() {
       for (const close of closers) close();
     },
@@ -320,6 +333,21 @@ function sharedSleep(waits: WeakMap<object, Promise<void>>, error: unknown, dela
 function withUrlRetries(inner: Transport, endpoint: Endpoint, context: RetryContext): Transport {
   const { policy, endpoints } = context;
   const anotherUsable = (now: number): boolean => endpoints.some((e) => e !== endpoint && availableFrom(e) <= now);
+  // (our transports take no parameters from viem, whose fallback makes them anew per request)
+  const own = inner({} as never);
+  let asking: Promise<number> | null = null;
+  endpoint.servedChain = () => {
+    if (endpoint.chainId !== null) return Promise.resolve(endpoint.chainId);
+    asking ??= (async () => {
+      const id = toSafeNumber(parseQuantity((await own.request({ method: 'eth_chainId' } as never)) as string), 'chain id');
+      endpoint.chainId = id;
+      if (id !== context.chainId) {
+        context.logger.warn({ chainId: context.chainId, url: endpoint.label, served: id }, 'RPC URL serves another chain; it will not be used');
+      }
+      return id;
+    })().finally(() => (asking = null));
+    return asking;
+  };
   return ((parameters) => {
     const transport = inner(parameters);
     const request = (async (args: { method: string; params?: unknown }, requestOptions?: { signal?: AbortSignal }) => {
@@ -328,6 +356,10 @@ function withUrlRetries(inner: Transport, endpoint: Endpoint, context: RetryCont
       }
       for (let attempt = 0; ; attempt++) {
         try {
+          // with fallbacks, a URL is asked which chain it serves before its first use: one
+          // serving another chain would look like a reorg as deep as the index (a lone URL is
+          // asked at start: verifyChainId)
+          if (endpoints.length > 1 && (await endpoint.servedChain()) !== context.chainId) break;
           const result: unknown = await transport.request(args as never, requestOptions as never);
           endpoint.cooldownUntil = 0;
           return result;
@@ -356,9 +388,21 @@ function withUrlRetries(inner: Transport, endpoint: Endpoint, context: RetryCont
           await sharedSleep(context.urlWaits, error, delayMs, requestOptions?.signal);
         }
       }
+      throw wrongChainFailure(endpoint, context, args.method);
     }) as typeof transport.request;
     return { ...transport, request };
   }) as Transport;
+}
+
+/**
+ * A URL serving another chain is set aside for good: the next URL is tried (a transient fault
+ * to the fallback), unless every URL serves another chain, which no retry cures.
+ */
+function wrongChainFailure(endpoint: Endpoint, context: RetryContext, method: string): Error {
+  endpoint.cooldownUntil = Number.POSITIVE_INFINITY;
+  const wrong = context.endpoints.filter((e) => e.chainId !== null && e.chainId !== context.chainId);
+  if (wrong.length === context.endpoints.length) return new WrongChainError(context.chainId, wrong.map((e) => ({ url: e.label, chainId: e.chainId! })));
+  return new RpcTransportError(`${endpoint.label} serves chain id ${endpoint.chainId}, not ${context.chainId}`, null, null, { method });
 }
 
 function describe(error: unknown, method: string): string {

@@ -100,6 +100,21 @@ export class RetriesExhaustedError extends RpcError {
   }
 }
 
+/**
+ * Every RPC URL that answered serves another chain than the one configured. Not transient: the
+ * index must not take another chain's blocks for a reorg of its own (the URLs are checked one
+ * by one, each before its first use: ./client.ts).
+ */
+export class WrongChainError extends RpcError {
+  override readonly name: string = 'WrongChainError';
+  constructor(
+    readonly expected: number,
+    readonly served: ReadonlyArray<{ url: string; chainId: number }>,
+  ) {
+    super(`chain ${expected}: ${served.map((s) => `the RPC endpoint ${s.url} serves chain id ${s.chainId}`).join('; ')}, not ${expected}`);
+  }
+}
+
 /** The caller's AbortSignal fired. */
 export class RequestAbortedError extends RpcError {
   override readonly name: string = 'RequestAbortedError';

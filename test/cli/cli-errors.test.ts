@@ -51,6 +51,8 @@ describe('CLI errors: one line, exit code ≠ 0', () => {
       [['keys', 'create'], /required option '--name <name>' not specified/],
       [['keys', 'list', '--nonsense'], /unknown option '--nonsense'/],
       [['export', 'holders', '--chain', '-1', '--token', ADDRESS], /expected a chain id/],
+      // an RPC URL's credentials and provider key never come back in the message
+      [['index', '--chain', '31337=http://u:RpcPw@127.0.0.1:8645/v2/KEY123,ftp://x'], /^explorer: --chain "31337=http:\/\/127\.0\.0\.1:8645\/…,ftp:\/\/x": 0\/rpcUrls\/1: expected an http\(s\) or ws\(s\) URL$/],
     ];
     await all(cases, async ([args, pattern]) => expectOneLine(await runCli(args, { cwd: dir }), pattern));
     expect(readdirSync(dir)).toEqual([]); // no data directory was made for any of them
@@ -68,6 +70,8 @@ describe('CLI errors: one line, exit code ≠ 0', () => {
       [['keys', 'list', '--config', 'missing.json'], {}, /missing\.json: no such file$/],
       [['keys', 'list'], { EXPLORER_CONFIG: 'secret.json' }, /secret\.json: restrictedKey: expected a non-empty text$/],
       [['keys', 'list'], { DATABASE_URL: 'mysql://root:hunter2@db/x' }, /^explorer: DATABASE_URL: expected a postgres:\/\/ URL$/],
+      [['keys', 'list'], { DATABASE_URL: 'postgres://u:DbPw0rd1@h:notaport/db' }, /^explorer: DATABASE_URL: expected a postgres:\/\/ URL$/],
+      [['migrate'], { EXPLORER_CHAINS: '31337=http://u:RpcPw@127.0.0.1:8645|ftp://x' }, /^explorer: EXPLORER_CHAINS="31337=http:\/\/127\.0\.0\.1:8645\|ftp:\/\/x": 0\/rpcUrls\/1: /],
     ];
     await all(cases, async ([args, env, pattern]) => expectOneLine(await runCli(args, { cwd: dir, env }), pattern));
   }, 240_000);

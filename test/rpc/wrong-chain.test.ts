@@ -1,0 +1,112 @@
+/**
+ * Every RPC URL of a chain serves that chain, fallbacks included (outside review: a fallback
+ * serving another chain was taken for a reorg as deep as the index). Two real anvil nodes with
+ * different chain ids; a third URL that refuses connections stands for a fallback that is down
+ * at start.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/config/config.js';
+import { ForeignChainError, verifyChainId } from '../../src/indexer/chain-indexer.js';
+import { indexedBlock } from '../../src/db/queries/progress.js';
+import { createRpcClient, type RpcLogger } from '../../src/rpc/client.js';
+import { WrongChainError } from '../../src/rpc/errors.js';
+import { startTestNode, type TestNode } from '../support/anvil.js';
+import { freshDatabase } from '../support/databases.js';
+import { startIndexer } from '../support/indexer-harness.js';
+
+const CHAIN = 31337;
+const OTHER = 5;
+/** nothing listens there: connections are refused at once */
+const DOWN = 'http://127.0.0.1:9';
+
+function recordingLogger() {
+  const lines: Array<{ msg: string | undefined; obj: Record<string, unknown> }> = [];
+  const log = (obj: Record<string, unknown>, msg?: string) => void lines.push({ msg, obj });
+  return { lines, logger: { warn: log, info: log, debug: () => undefined } satisfies RpcLogger };
+}
+
+describe('RPC URLs serving another chain', () => {
+  let right: TestNode;
+  let wrong: TestNode;
+  beforeAll(async () => {
+    [right, wrong] = await Promise.all([startTestNode(), startTestNode({ chainId: OTHER })]);
+    await wrong.mine(3);
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all([right?.stop(), wrong?.stop()]);
+  });
+
+  const client = (urls: string[], logger?: RpcLogger) =>
+    createRpcClient({ chainId: CHAIN, urls, logger, retry: { baseDelayMs: 10, maxDelayMs: 20, maxRounds: 2 } });
+
+  it('at start, a fallback serving another chain is a configuration error naming it', async () => {
+    const rpc = client([right.url, wrong.url]);
+    try {
+      const refused = await verifyChainId(rpc, CHAIN).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(ConfigError);
+      expect((refused as Error).message).toBe(`chain ${CHAIN}: the RPC endpoint ${wrong.url} serves chain id ${OTHER}, not ${CHAIN}`);
+    } finally {
+      rpc.close();
+    }
+  });
+
+  it('a URL down at start is asked before its first use, and one serving another chain is never used', async () => {
+    const { lines, logger } = recordingLogger();
+    const rpc = client([wrong.url, DOWN, right.url], logger);
+    try {
+      // the primary's blocks would be the other chain's: every call must reach the right node
+      const [head, block] = await Promise.all([rpc.getBlockNumber(), rpc.getBlock(0n, false)]);
+      expect(head).toBe(await right.public.getBlockNumber());
+      expect(block?.hash).toBe((await right.public.getBlock({ blockNumber: 0n })).hash);
+      expect(await rpc.getBlockNumber()).toBe(head);
+      expect(lines.filter((l) => l.msg === 'RPC URL serves another chain; it will not be used').map((l) => l.obj.url)).toEqual([wrong.url]);
+    } finally {
+      rpc.close();
+    }
+  });
+
+  it('when every URL serves another chain, calls fail at once with WrongChainError', async () => {
+    const other = wrong.url.replace('127.0.0.1', 'localhost');
+    const rpc = client([wrong.url, other]);
+    try {
+      const started = Date.now();
+      const failed = await rpc.getBlockNumber().catch((e: unknown) => e);
+      expect(failed).toBeInstanceOf(WrongChainError);
+      expect((failed as Error).message).toBe(
+        `chain ${CHAIN}: the RPC endpoint ${wrong.url} serves chain id ${OTHER}; the RPC endpoint ${other} serves chain id ${OTHER}, not ${CHAIN}`,
+      );
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      rpc.close();
+    }
+  });
+});
+
+describe('a node that shares not even the first indexed block', () => {
+  it('stops the indexer with a clear error instead of resetting every balance', async () => {
+    // two fresh devnets: the same chain id, other genesis blocks (a node reset, or another chain)
+    const first = await startTestNode();
+    const second = await startTestNode({ baseFee: 7 }); // another genesis block
+    const database = await freshDatabase('pglite');
+    try {
+      await first.mine(3);
+      await second.mine(5);
+      expect((await first.public.getBlock({ blockNumber: 0n })).hash).not.toBe((await second.public.getBlock({ blockNumber: 0n })).hash);
+      const before = await startIndexer(database.db, first.url);
+      await before.caughtUp();
+      await before.stop();
+      const after = await startIndexer(database.db, second.url);
+      const stopped = await after.done.then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(stopped).toBeInstanceOf(ForeignChainError);
+      expect((stopped as Error).message).toMatch(/^chain 31337: the node's blocks differ from the index's all the way down to block 0, the first indexed/);
+      // nothing was rolled back: the index still holds the first node's blocks
+      expect((await indexedBlock(database.db, CHAIN))?.number).toBe(3n);
+    } finally {
+      await database.drop();
+      await Promise.all([first.stop(), second.stop()]);
+    }
+  }, 60_000);
+});
