@@ -13,6 +13,8 @@ export interface Runtime {
   logger: Logger;
   /** one registry per process, served at /metrics by the API role */
   metrics: IndexerMetrics;
+  /** the migrations this opening applied (none when the database was up to date) */
+  migrationsApplied: string[];
   close(): Promise<void>;
 }
 
@@ -34,6 +36,7 @@ export async function openRuntime(config: Config, logger = createLogger(config.l
     redis,
     logger,
     metrics: new IndexerMetrics(),
+    migrationsApplied: applied,
     async close() {
       redis?.disconnect();
       await db.close();

@@ -93,6 +93,7 @@ export class ChainIndexer {
   private readonly status: StepStatus;
   /** whether history below --history-from-block has been pruned by this process */
   private historyPruned = false;
+  private horizonAboveHeadWarned = false;
 
   constructor(private readonly options: ChainIndexerOptions) {
     this.db = options.db;
@@ -377,9 +378,15 @@ export class ChainIndexer {
   }
 
   /** Once the index reaches the history horizon, what lies below it is pruned (once per process). */
-  private async pruneHistory(indexed: bigint): Promise<void> {
+  private async pruneHistory(indexed: bigint, head: bigint): Promise<void> {
     const horizon = this.chain.historyFromBlock;
-    if (horizon === null || this.historyPruned || indexed < horizon) return;
+    if (horizon === null || this.historyPruned) return;
+    if (horizon > head && !this.horizonAboveHeadWarned) {
+      // likely a typo; said once, as it is not wrong (the history is pruned when the chain gets there)
+      this.horizonAboveHeadWarned = true;
+      this.logger.warn({ ...this.label, horizon: horizon.toString(), head: head.toString() }, 'history horizon (--history-from-block) is above the node\'s head: history is kept until the chain reaches it');
+    }
+    if (indexed < horizon) return;
     const { before, after } = await pruneHistory(this.db, this.chain.chainId, horizon);
     this.historyPruned = true;
     if (before === after && after !== null && after > horizon) {
@@ -402,7 +409,7 @@ export class ChainIndexer {
         this.logger.warn({ ...this.label, err: error instanceof Error ? error.message : String(error) }, 'pruning balance changes failed'),
       );
     }
-    await this.pruneHistory(batch.to);
+    await this.pruneHistory(batch.to, head);
     // one line per commit at debug level: where a kill or a stop left the index, to the block
     this.logger.debug({ ...this.label, indexed: batch.to.toString(), head: head.toString(), behind: Number(head - batch.to) }, 'batch committed');
     this.options.metrics?.blocks.inc(this.metricLabel, blocks);

@@ -99,6 +99,22 @@ describe.each(await availableEngines())('balance history on %s', (engine) => {
     expect(stray).toEqual([]);
   });
 
+  it('keeps the history under a horizon above the head, and says once that it is above', async () => {
+    const other = await freshDatabase(engine);
+    const horizon = 10n ** 12n;
+    const above = await startIndexer(other.db, node.url, { chain: { historyFromBlock: horizon } });
+    try {
+      await above.caughtUp();
+      const warned = above.logger.entries.filter((e) => e.msg.startsWith('history horizon (--history-from-block) is above'));
+      expect(warned.map((e) => e.obj.horizon)).toEqual([horizon.toString()]);
+      const kept = await other.db.query<{ n: string }>('SELECT count(*)::text AS n FROM balance_intervals');
+      expect(Number(kept[0]!.n)).toBeGreaterThan(0);
+    } finally {
+      await above.stop();
+      await other.drop();
+    }
+  });
+
   it('prunes below the horizon and still answers at and above it', async () => {
     const tip = await run.caughtUp();
     const horizon = tip - 6n;

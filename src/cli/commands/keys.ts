@@ -13,7 +13,7 @@ export function parseRateLimit(value: string): number {
 
 export function keysCommand(): Command {
   const keys = new Command('keys').description('manage API keys (stored hashed; the key is shown once)');
-  commonOptions(keys.command('create'))
+  commonOptions(keys.command('create').description('create a key and print it once'))
     .requiredOption('--name <name>', 'who or what the key is for', keyNameArgument)
     .option('--rate-limit <n/s>', 'requests per second for this key', parseRateLimit)
     .action(async (opts: { name: string; rateLimit?: number }, cmd: Command) =>
@@ -23,21 +23,22 @@ export function keysCommand(): Command {
         process.stderr.write('Store this key now: it is not shown again.\n');
       }),
     );
-  commonOptions(keys.command('list'))
+  commonOptions(keys.command('list').description('list the keys: id, prefix, name, rate limit, state'))
     .action(async (_opts: unknown, cmd: Command) =>
       withRuntime(cmd, async (rt) => {
         for (const k of await listApiKeys(rt.db)) {
           const state = k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : 'active';
-          process.stdout.write(`${k.id}\t${k.prefix}…\t${k.name}\t${k.rateLimit ?? 'default'}/s\t${state}\n`);
+          // (a key without its own limit shows the one it gets now, as `create` does)
+          process.stdout.write(`${k.id}\t${k.prefix}…\t${k.name}\t${k.rateLimit ?? rt.config.api.defaultRateLimit}/s${k.rateLimit === null ? ' (default)' : ''}\t${state}\n`);
         }
       }),
     );
-  commonOptions(keys.command('revoke').argument('<id>', 'key id from `keys list`', keyIdArgument))
+  commonOptions(keys.command('revoke').description('revoke a key: servers stop accepting it within 5 s').argument('<id>', 'key id from `keys list`', keyIdArgument))
     .action(async (id: number, _opts: unknown, cmd: Command) =>
       withRuntime(cmd, async (rt) => {
         const ok = await revokeApiKey(rt.db, id);
         if (!ok) {
-          process.stderr.write(`no active key with id ${id}\n`);
+          process.stderr.write(`explorer: no active key with id ${id}\n`);
           process.exitCode = 1;
           return;
         }

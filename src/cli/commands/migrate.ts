@@ -6,7 +6,12 @@ export function migrateCommand(): Command {
   return commonOptions(new Command('migrate').description('apply database migrations and exit')).action(
     async (_opts: unknown, cmd: Command) =>
       withRuntime(cmd, async (rt) => {
-        process.stdout.write(`database (${rt.db.engine}) is up to date\n`);
+        const applied = rt.migrationsApplied;
+        process.stdout.write(
+          applied.length === 0
+            ? `database (${rt.db.engine}) was up to date: nothing applied\n`
+            : `database (${rt.db.engine}): applied ${applied.length} migration${applied.length === 1 ? '' : 's'} (${applied.join(', ')}); up to date\n`,
+        );
       }),
   );
 }
