@@ -84,6 +84,15 @@ export class BlockPrefetcher<T> {
     }
   }
 
+  /** How many contiguous blocks from `from` on are fetched and waiting (0 when another range is held). */
+  readyFrom(from: bigint): number {
+    const generation = this.generation;
+    if (generation === null) return 0;
+    let ready = 0;
+    while (generation.slots.get(from + BigInt(ready))?.block !== undefined) ready++;
+    return ready;
+  }
+
   /** Drops every block held and aborts every fetch (a reorg, a failure, a replanned head). */
   reset(): void {
     this.generation?.controller.abort(new Error('prefetch reset'));

@@ -43,6 +43,8 @@ export interface ChainIndexerOptions {
   maxBatchBlocks?: number;
   targetTransfers?: number;
   traces?: boolean;
+  /** how often a batch still waiting for its blocks says so (default 15 s) */
+  waitingLogMs?: number;
 }
 
 /**
@@ -255,8 +257,21 @@ export class ChainIndexer {
    * to the head) and as many more as are ready, up to the range size the writer aims at.
    */
   private async take(prefetcher: BlockPrefetcher<DigestedBlock>, from: bigint, head: bigint): Promise<IndexBatch> {
-    const blocks = await prefetcher.take(from, head, this.minBatchBlocks, this.batchBlocks);
-    return transformBatch(blocks, this.transformOptions(head));
+    // a slow or rate-capped node can take minutes for a range: say what is being waited for,
+    // so a silent log is never the only sign of life
+    const started = Date.now();
+    const waiting = setInterval(() => {
+      this.logger.info(
+        { ...this.label, from: from.toString(), head: head.toString(), fetched: prefetcher.readyFrom(from), waitedS: Math.round((Date.now() - started) / 1000) },
+        'waiting for blocks from the node',
+      );
+    }, this.options.waitingLogMs ?? 15_000);
+    try {
+      const blocks = await prefetcher.take(from, head, this.minBatchBlocks, this.batchBlocks);
+      return transformBatch(blocks, this.transformOptions(head));
+    } finally {
+      clearInterval(waiting);
+    }
   }
 
   /**

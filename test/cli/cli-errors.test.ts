@@ -3,6 +3,7 @@
  * trace. The real `explorer` runs as a child process, from a temporary working directory.
  */
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -75,6 +76,20 @@ describe('CLI errors: one line, exit code ≠ 0', () => {
     ];
     await all(cases, async ([args, env, pattern]) => expectOneLine(await runCli(args, { cwd: dir, env }), pattern));
   }, 240_000);
+
+  it('a port another process listens on is refused before the database is opened', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const dir = cwd();
+      const result = await runCli(['serve', '--port', String(port), '--data-dir', join(dir, 'data')], { cwd: dir });
+      expectOneLine(result, new RegExp(`^explorer: port ${port} on 127\\.0\\.0\\.1 is in use by another process: stop it, or pick another with --port$`));
+      expect(existsSync(join(dir, 'data'))).toBe(false);
+    } finally {
+      await new Promise<void>((resolve) => taken.close(() => resolve()));
+    }
+  }, 60_000);
 
   it('an unreachable PostgreSQL is one line naming host and port, never the password', async () => {
     const result = await runCli(['keys', 'list'], { cwd: cwd(), env: { DATABASE_URL: 'postgres://explorer:hunter2@127.0.0.1:1/explorer' } });

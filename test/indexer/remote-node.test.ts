@@ -104,6 +104,25 @@ describe('indexing from a remote, rate-limited node', () => {
     600_000,
   );
 
+  it('a slow node: while a batch waits for its blocks, the log says so and how many have come', async () => {
+    const proxy = await startFaultProxy({ target: devnet.node.url, latencyMs: 400 });
+    const { db, drop } = await freshDatabase('pglite');
+    const run = await startIndexer(db, proxy.url, { indexer: { minBatchBlocks: 50, waitingLogMs: 300 }, chain: { rpcConcurrency: 1, rpcBatchSize: 3 } });
+    try {
+      const deadline = Date.now() + 30_000;
+      const waiting = () => run.logger.entries.filter((e) => e.msg === 'waiting for blocks from the node');
+      while (waiting().length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      const [first, second] = waiting();
+      expect(first?.obj.from).toBe('0');
+      expect(Number(second?.obj.fetched)).toBeGreaterThanOrEqual(Number(first?.obj.fetched));
+      expect(Number(second?.obj.waitedS)).toBeGreaterThanOrEqual(0);
+    } finally {
+      await run.stop();
+      await proxy.close();
+      await drop();
+    }
+  }, 120_000);
+
   it('a Retry-After holds back every request to the URL, not only the refused one; the answers are the node\'s', async () => {
     const proxy = await startFaultProxy({ target: devnet.node.url, limit: { callsPerSecond: 60, retryAfterSeconds: 1 } });
     try {

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
-import { loadConfig, type ConfigFlags } from '../../config/config.js';
+import { createServer } from 'node:net';
+import { ConfigError, loadConfig, type ConfigFlags } from '../../config/config.js';
 import { openRuntime, type Runtime } from '../runtime.js';
 import { settingOptions } from '../setting-options.js';
 import { startApi } from './serve.js';
@@ -46,12 +47,34 @@ const indexerRole: Role = async (rt) => {
   return () => handle.stop();
 };
 
+/** Refuses at once a port another process listens on (the listen itself comes later, after the devnet and the migrations). */
+async function ensurePortFree(host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  const probe = createServer();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      probe.once('error', reject);
+      probe.listen({ host, port, exclusive: true }, resolve);
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new ConfigError(`port ${port} on ${host} is in use by another process: stop it, or pick another with --port`);
+    if (code === 'EACCES') throw new ConfigError(`port ${port} on ${host}: permission denied (ports below 1024 need privileges): pick another with --port`);
+    throw error;
+  } finally {
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+  }
+}
+
 /**
  * Runs roles until SIGINT/SIGTERM, then stops them in reverse order and closes the database,
  * so an interrupted run leaves nothing half-written (each indexer batch is one transaction).
  */
 export async function runRoles(flags: ConfigFlags, roles: Role[]): Promise<void> {
-  const rt = await openRuntime(loadConfig(flags));
+  const config = loadConfig(flags);
+  // a port taken is found before the database, the devnet and the backfill, not after them
+  if (roles.includes(apiRole)) await ensurePortFree(config.api.host, config.api.port);
+  const rt = await openRuntime(config);
   const stops: Array<() => Promise<void>> = [];
   let stopping = false;
   const shutdown = async (signal: string) => {
