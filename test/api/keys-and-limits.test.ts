@@ -90,6 +90,28 @@ describe.each(await availableEngines())('keys, limits and restrictions on %s', (
     console.log(`revocation: last 200 to a request sent ${lastOkSentMs} ms after the commit, refused from ${refusedAfterMs} ms`);
   });
 
+  it('one key sent several ways is that key; two different keys are no key', async () => {
+    const { key } = await createApiKey(api.db, 'twice', 1_000);
+    const { key: other } = await createApiKey(api.db, 'other', 1_000);
+    const ok = [
+      await api.app.inject(`${path()}?apikey=${key}&apikey=${key}`),
+      await api.app.inject({ url: `${path()}?apikey=${key}`, headers: { 'x-api-key': key } }),
+      await api.app.inject({ url: `${path()}?apikey=${key}`, headers: { authorization: `Bearer ${key}` } }),
+      // that API's clients put the key in the base URL and pass it again, in another spelling
+      await api.app.inject(`/${CHAIN}/api?module=account&action=getminedblocks&address=${MINER}&apikey=${key}&apiKey=${key}`),
+    ];
+    expect(ok.map((r) => r.statusCode)).toEqual([200, 200, 200, 200]);
+    expect(ok[0]!.json()).toEqual({ items: [], next_page_params: null });
+    expect(ok[3]!.json()).toMatchObject({ status: '0', message: 'No transactions found' });
+    const refused = [
+      await api.app.inject(`${path()}?apikey=${key}&apikey=${other}`),
+      await api.app.inject({ url: `${path()}?apikey=${key}`, headers: { 'x-api-key': other } }),
+      await api.app.inject({ url: path(), headers: { 'x-api-key': key, authorization: `Bearer ${other}` } }),
+    ];
+    expect(refused.map((r) => r.statusCode)).toEqual([401, 401, 401]);
+    expect(refused[1]!.json()).toEqual({ message: 'Invalid or missing API key' });
+  });
+
   it('malformed or over-long keys are refused without a database lookup', async () => {
     const counted = countingLookups(api.db);
     const strict = await startTestApi(engine, { db: counted.db, api: { defaultRateLimit: 1_000 } });

@@ -128,16 +128,24 @@ function remember<V>(map: Map<string, V>, digest: string, value: V, max: number)
   map.set(digest, value);
 }
 
-/** The key from `apikey`, `x-api-key` or `Authorization: Bearer`, in that order. */
+/**
+ * The key from `apikey` (repeated, or in several letter cases on the Etherscan-style routes),
+ * `x-api-key` or `Authorization: Bearer`. The same key sent in several of these is that key;
+ * two different keys are no key (null), whichever would have come first.
+ */
 export function presentedKey(query: unknown, headers: Record<string, string | string[] | undefined>): string | null {
+  let key: string | null = null;
+  let conflict = false;
+  const add = (value: unknown) => {
+    if (typeof value !== 'string' || value.length === 0) return;
+    if (key === null) key = value;
+    else if (key !== value) conflict = true;
+  };
   const fromQuery = (query as Record<string, unknown> | undefined)?.apikey;
-  if (typeof fromQuery === 'string' && fromQuery.length > 0) return fromQuery;
-  const header = headers['x-api-key'];
-  if (typeof header === 'string' && header.length > 0) return header;
+  if (Array.isArray(fromQuery)) for (const value of fromQuery) add(value);
+  else add(fromQuery);
+  add(headers['x-api-key']);
   const auth = headers.authorization;
-  if (typeof auth === 'string') {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(auth);
-    if (match) return match[1]!;
-  }
-  return null;
+  if (typeof auth === 'string') add(/^Bearer\s+(\S+)\s*$/i.exec(auth)?.[1]);
+  return conflict ? null : key;
 }

@@ -56,6 +56,9 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: AuthOptions) => 
     // (here rather than in a hook of its own: every hook costs on the cached-page path)
     reply.headers(KEYED_HEADERS);
     const presented = presentedKey(request.query, request.headers);
+    // one key repeated in the query is that key: what validates the query sees it once
+    const query = request.query as Record<string, unknown> | undefined;
+    if (presented !== null && Array.isArray(query?.apikey)) query.apikey = presented;
     if (presented === null && keylessOrigins !== null && originAllowed(keylessOrigins, request.headers.origin)) {
       request.keyless = true;
       return app.limitPublic(request, reply);

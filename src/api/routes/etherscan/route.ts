@@ -49,7 +49,9 @@ const ROUTES = ['/:chain_id/api', '/v2/api', '/api'] as const;
 export async function etherscanRoutes(app: FastifyInstance, db: Database): Promise<void> {
   await app.register(async (scope) => {
     scope.setErrorHandler(etherscanErrorHandler);
-    for (const url of ROUTES) {
+    // each form with a trailing slash too (`…/api/?module=…`, as some clients build it): the
+    // envelope, not a 404 page; those are left out of the OpenAPI document
+    for (const url of ROUTES.flatMap((r) => [r, `${r}/`])) {
       scope.get<{ Querystring: EtherscanQuery }>(
         url,
         {
@@ -57,7 +59,8 @@ export async function etherscanRoutes(app: FastifyInstance, db: Database): Promi
           schema: {
             summary: `Etherscan-compatible calls: ${ACTIONS.map((a) => a.action).join(', ')}`,
             tags: ['etherscan'],
-            ...(url === '/:chain_id/api' ? { params: Type.Object({ chain_id: Type.String() }) } : {}),
+            ...(url.endsWith('/') ? { hide: true } : {}),
+            ...(url.startsWith('/:chain_id/') ? { params: Type.Object({ chain_id: Type.String() }) } : {}),
             querystring: EtherscanQuerySchema,
           },
         },
