@@ -136,6 +136,7 @@ describe.each(await availableEngines())('following reorgs on %s', (engine) => {
     expect(sortedEntries(ours.blocks)).toEqual(sortedEntries(fresh.blocks));
     expect(sortedEntries(ours.balances)).toEqual(sortedEntries(fresh.balances));
     expect(sortedEntries(ours.holderCounts)).toEqual(sortedEntries(fresh.holderCounts));
+    expect(sortedEntries(ours.heldSupplies)).toEqual(sortedEntries(fresh.heldSupplies));
     // every address a fresh index knows, with its facts; the rest (miners and holders only the
     // orphaned blocks had) with the node's: no code at the head, so no contract and no proxy
     const freshAddresses = await indexedAddresses(reference.db, CHAIN);
@@ -152,6 +153,8 @@ describe.each(await availableEngines())('following reorgs on %s', (engine) => {
     expect(sortedEntries(ours.blocks)).toEqual(sortedEntries(said.blocks));
     expect(sortedEntries(ours.balances)).toEqual(sortedEntries(said.balances));
     expect(sortedEntries(ours.holderCounts)).toEqual(sortedEntries(said.holderCounts));
+    // the supply the token object serves: every mint and burn of the branch kept, none of the orphans'
+    expect(sortedEntries(ours.heldSupplies)).toEqual(sortedEntries(said.heldSupplies));
 
     // orphans stay, out of consensus, and their miners still see them, as "reorg"
     const stored = await followed.db.query<{ hash: string; consensus: boolean }>(

@@ -8,6 +8,9 @@ import { useTestNode } from '../support/anvil.js';
 import { freshDatabase } from '../support/databases.js';
 import { indexedState, nodeBalances, sortedEntries } from '../support/ground-truth.js';
 import { startIndexer } from '../support/indexer-harness.js';
+import { heldSupply } from '../../src/db/queries/token-supply.js';
+
+const TOTAL_SUPPLY_ABI = [{ type: 'function', name: 'totalSupply', stateMutability: 'view', inputs: [], outputs: [{ type: 'uint256' }] }] as const;
 
 describe('wrapped native token detection', () => {
   const node = useTestNode();
@@ -58,6 +61,10 @@ describe('on a node without the state of old blocks (a full node, not an archive
         sortedEntries(new Map([...truth].filter(([k]) => k.startsWith(weth)))),
       );
       expect(truth.size).toBe(2);
+      // the supply the token object and tokensupply serve follows the deposits: totalSupply() at the head
+      const supply = await node().public.readContract({ address, abi: TOTAL_SUPPLY_ABI, functionName: 'totalSupply', blockNumber: head });
+      expect(supply).toBe(parseEther('5'));
+      expect(await heldSupply(database.db, node().chain.id, weth)).toBe(supply);
     } finally {
       await run.stop();
       await database.drop();

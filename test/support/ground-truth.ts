@@ -128,6 +128,18 @@ export function holderCounts(balances: ReadonlyMap<string, bigint>, tokens: Iter
   return new Map([...holders].map(([token, set]) => [token, set.size]));
 }
 
+/** Per token, the sum of its positive balances (the zero address holds none: touchedHoldings leaves it out). */
+export function heldSupplies(balances: ReadonlyMap<string, bigint>, tokens: Iterable<string> = []): Map<string, bigint> {
+  const sums = new Map<string, bigint>();
+  for (const token of tokens) sums.set(token.toLowerCase(), 0n);
+  for (const [key, value] of balances) {
+    if (value <= 0n) continue;
+    const token = key.split('|')[0]!;
+    sums.set(token, (sums.get(token) ?? 0n) + value);
+  }
+  return sums;
+}
+
 /**
  * What a correct index of the chain up to `head` holds, asked of the node alone: balanceOf of
  * every holding its token events touched (ERC-20, ERC-721 counts, ERC-1155 per id), the holder
@@ -142,6 +154,7 @@ export async function nodeState(client: PublicClient, head: bigint): Promise<Ind
   return {
     balances,
     holderCounts: holderCounts(balances, touched.map((h) => h.token)),
+    heldSupplies: heldSupplies(balances, touched.map((h) => h.token)),
     blocks: new Map(blocks.map((b) => [b.number, { hash: b.hash, miner: b.miner.toLowerCase() as Hex }])),
   };
 }
@@ -221,6 +234,8 @@ export interface IndexedState {
   balances: Map<string, bigint>;
   /** token → holder_count, every token (a token nobody holds any more has 0) */
   holderCounts: Map<string, number>;
+  /** token → the sum of its holders' positive balances (tokens.held_supply), every token */
+  heldSupplies: Map<string, bigint>;
   /** consensus blocks by number: hash and miner */
   blocks: Map<bigint, { hash: Hex; miner: Hex }>;
 }
@@ -232,8 +247,8 @@ export async function indexedState(db: Queryable, chainId: number): Promise<Inde
        FROM token_balances WHERE chain_id = $1 AND value <> 0`,
       [chainId],
     ),
-    db.query<{ token: string; n: string }>(
-      "SELECT encode(address, 'hex') AS token, holder_count::text AS n FROM tokens WHERE chain_id = $1",
+    db.query<{ token: string; n: string; supply: string }>(
+      "SELECT encode(address, 'hex') AS token, holder_count::text AS n, held_supply::text AS supply FROM tokens WHERE chain_id = $1",
       [chainId],
     ),
     db.query<{ number: string; hash: string; miner: string }>(
@@ -249,6 +264,7 @@ export async function indexedState(db: Queryable, chainId: number): Promise<Inde
       ]),
     ),
     holderCounts: new Map(tokens.map((r) => [`0x${r.token}`, Number(r.n)])),
+    heldSupplies: new Map(tokens.map((r) => [`0x${r.token}`, BigInt(r.supply)])),
     blocks: new Map(blocks.map((r) => [BigInt(r.number), { hash: `0x${r.hash}` as Hex, miner: `0x${r.miner}` as Hex }])),
   };
 }

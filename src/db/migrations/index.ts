@@ -21,6 +21,7 @@ import * as blockPageJson from './021_block_page_json.js';
 import * as tagsJsonChecksums from './022_tags_json_checksums.js';
 import * as balanceIntervals from './023_balance_intervals.js';
 import * as balancesByChain from './024_balances_by_chain.js';
+import * as heldSupply from './025_held_supply.js';
 
 export interface Migration {
   id: string;
@@ -53,4 +54,5 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: '022_tags_json_checksums', sql: tagsJsonChecksums.sql, after: tagsJsonChecksums.after },
   { id: '023_balance_intervals', sql: balanceIntervals.sql },
   { id: '024_balances_by_chain', sql: balancesByChain.sql },
+  { id: '025_held_supply', sql: heldSupply.sql },
 ];

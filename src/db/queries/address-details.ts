@@ -3,6 +3,7 @@ import type { Hex, TokenType } from '../rows.js';
 import { toBytea } from '../hex.js';
 import { addressLateralJoin, addressSelectColumns, readAddress, type AddressInfo, type AddressRowColumns } from './address-columns.js';
 import type { TokenSummary } from './holders.js';
+import { servedSupplySql } from './token-supply.js';
 
 /** The reference's tab counters stop at this many: its UI shows "50+" above 50. */
 export const TAB_COUNT_LIMIT = 51;
@@ -31,7 +32,7 @@ const DETAILS = /* sql */ `
     EXISTS (SELECT 1 FROM blocks b WHERE b.chain_id = $1 AND b.miner = $2) AS has_validated_blocks,
     EXISTS (SELECT 1 FROM token_balances h WHERE h.chain_id = $1 AND h.holder = $2 AND h.value > 0 AND h.holder <> ${ZERO}) AS has_tokens,
     t.type AS t_type, t.name AS t_name, t.symbol AS t_symbol, t.decimals AS t_decimals,
-    t.holder_count::text AS t_holder_count, t.total_supply::text AS t_total_supply
+    t.holder_count::text AS t_holder_count, (${servedSupplySql('t')})::text AS t_total_supply
   FROM (SELECT 1) one
   ${addressLateralJoin('$2', '$1')}
   LEFT JOIN tokens t ON t.chain_id = $1 AND t.address = $2`;

@@ -2,6 +2,7 @@ import type { Queryable } from '../client.js';
 import type { Hex, TokenType } from '../rows.js';
 import { fromHexText, toBytea } from '../hex.js';
 import { orderedHoldersAtSql, pageFilter, type OrderedStretch } from './holder-rows.js';
+import { servedSupplySql } from './token-supply.js';
 import { addressLateralJoin, addressSelectColumns, readAddress, type AddressInfo, type AddressRowColumns } from './address-columns.js';
 
 /** Strictly-after position in (value DESC, holder DESC, token_id DESC) order. */
@@ -29,7 +30,7 @@ export interface TokenSummary {
 
 export async function findToken(db: Queryable, chainId: number, token: Hex): Promise<TokenSummary | null> {
   const rows = await db.query<{ type: TokenType; name: string | null; symbol: string | null; decimals: number | null; holder_count: string; total_supply: string | null }>(
-    `SELECT type, name, symbol, decimals, holder_count::text, total_supply::text
+    `SELECT type, name, symbol, decimals, holder_count::text, (${servedSupplySql('tokens')})::text AS total_supply
      FROM tokens WHERE chain_id = $1 AND address = $2`,
     [chainId, toBytea(token)],
     { prepare: true },

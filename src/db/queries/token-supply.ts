@@ -1,20 +1,25 @@
 import type { Queryable } from '../client.js';
 import type { Hex } from '../rows.js';
 import { toBytea } from '../hex.js';
-import { PAGE_FILTER } from './holders.js';
 
 /**
- * A token's supply as the sum of its holders' balances: what `totalSupply()` returns for a
- * token that mints from and burns to the zero address (tokens sent to it count as burnt).
- * Summed at read time from token_balances_page (an index-only range scan over the token's
- * holders) rather than read from tokens.total_supply, which holds the contract's answer when
- * its metadata was read and is not kept in step with later mints and burns.
+ * A token's supply as the sum of its holders' positive balances, the zero address left out:
+ * what `totalSupply()` returns for a token that mints from and burns to the zero address
+ * (tokens sent to it count as burnt). Kept by the balance writes in `tokens.held_supply`
+ * (migration 025), so reading it is one probe; 0 for a token the index does not know.
  */
 export async function heldSupply(db: Queryable, chainId: number, token: Hex): Promise<bigint> {
   const rows = await db.query<{ supply: string }>(
-    `SELECT coalesce(sum(b.value), 0)::text AS supply FROM token_balances b WHERE ${PAGE_FILTER}`,
+    'SELECT held_supply::text AS supply FROM tokens WHERE chain_id = $1 AND address = $2',
     [chainId, toBytea(token)],
     { prepare: true },
   );
-  return BigInt(rows[0]!.supply);
+  return BigInt(rows[0]?.supply ?? '0');
 }
+
+/**
+ * The token object's `total_supply` as SQL over tokens row `t`: the held supply, kept in step
+ * with every mint and burn indexed, where the contract reports a supply at all (its metadata's
+ * answer, `total_supply`, is only asked once); null where it does not.
+ */
+export const servedSupplySql = (t: string) => `CASE WHEN ${t}.total_supply IS NULL THEN NULL ELSE ${t}.held_supply END`;

@@ -63,6 +63,23 @@ export function applyBlockChanges(db: Queryable, chainId: number, changes: reado
   return writeBalances(db, chainId, changes, true);
 }
 
+/**
+ * A token's change of held supply (migration 025) over rows of `moved`: what its positive
+ * balances gained, the zero address's left out (its row is minus what was minted).
+ */
+const SUPPLY_CHANGE = (after: string, before: string) =>
+  `sum(CASE WHEN holder = ${ZERO_ADDRESS_BYTEA} THEN 0 ELSE greatest(${after}, 0) - greatest(${before}, 0) END)`;
+
+/**
+ * Holder counts and held supply moved by `moved`'s rows (token, change, supply). ERC-1155
+ * counts distinct addresses, so its tokens are recounted after the statement; their supply is
+ * kept here like any other's.
+ */
+const COUNTED = `UPDATE tokens t SET holder_count = t.holder_count + CASE WHEN t.type = 'ERC-1155' THEN 0 ELSE moved.change END,
+                         held_supply = t.held_supply + moved.supply
+       FROM moved WHERE t.chain_id = $1 AND t.address = moved.token
+         AND ((moved.change <> 0 AND t.type <> 'ERC-1155') OR moved.supply <> 0)`;
+
 /** Joins a key's rows across the statement's CTEs; token_id is never negative, so -1 stands for none and the join can hash. */
 const SAME_KEY = (a: string, b: string) =>
   `${a}.token = ${b}.token AND ${a}.holder = ${b}.holder AND coalesce(${a}.token_id, -1) = coalesce(${b}.token_id, -1)`;
@@ -101,12 +118,11 @@ function balanceWriteSql(history: boolean): string {
        FROM up JOIN net ON ${SAME_KEY('net', 'up')}
      ), moved AS (
        SELECT token, sum(CASE WHEN value > 0 AND value - delta <= 0 THEN 1
-                              WHEN value <= 0 AND value - delta > 0 THEN -1 ELSE 0 END) AS change
+                              WHEN value <= 0 AND value - delta > 0 THEN -1 ELSE 0 END) AS change,
+              ${SUPPLY_CHANGE('value', 'value - delta')} AS supply
        FROM j GROUP BY token
      ), counted AS (
-       UPDATE tokens t SET holder_count = t.holder_count + moved.change
-       FROM moved WHERE t.chain_id = $1 AND t.address = moved.token AND moved.change <> 0 AND t.type <> 'ERC-1155'
-       RETURNING 1
+       ${COUNTED}
      )${
        history
          ? `, steps AS (
@@ -182,7 +198,7 @@ export async function setBalances(db: Queryable, chainId: number, rows: readonly
        FROM unnest($2::text[], $3::text[], $4::numeric[], $5::numeric[], $6::bigint[]) AS u(token, holder, token_id, value, block_number)
      ), prev AS (
        -- the statement's snapshot: the values before this statement sets them
-       SELECT d.token, d.value AS next, coalesce(b.value, 0) AS before
+       SELECT d.token, d.holder, d.value AS next, coalesce(b.value, 0) AS before
        FROM d LEFT JOIN token_balances b
          ON b.chain_id = $1 AND b.token = d.token AND b.holder = d.holder AND b.token_id IS NOT DISTINCT FROM d.token_id
        WHERE d.holder <> ${ZERO_ADDRESS_BYTEA}
@@ -191,11 +207,11 @@ export async function setBalances(db: Queryable, chainId: number, rows: readonly
        SELECT $1, d.token, d.holder, d.token_id, d.value, d.block_number FROM d ORDER BY d.token, d.holder, d.token_id
        ON CONFLICT ON CONSTRAINT token_balances_key DO UPDATE SET ${SET_ABSOLUTE}
      ), moved AS (
-       SELECT token, sum(CASE WHEN next > 0 AND before <= 0 THEN 1 WHEN next <= 0 AND before > 0 THEN -1 ELSE 0 END) AS change
+       SELECT token, sum(CASE WHEN next > 0 AND before <= 0 THEN 1 WHEN next <= 0 AND before > 0 THEN -1 ELSE 0 END) AS change,
+              ${SUPPLY_CHANGE('next', 'before')} AS supply
        FROM prev GROUP BY token
      )
-     UPDATE tokens t SET holder_count = t.holder_count + moved.change
-     FROM moved WHERE t.chain_id = $1 AND t.address = moved.token AND moved.change <> 0 AND t.type <> 'ERC-1155'`,
+     ${COUNTED}`,
     [
       chainId,
       hexArray(rows.map((r) => r.token)),

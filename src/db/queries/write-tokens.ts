@@ -1,6 +1,6 @@
 import type { Queryable } from '../client.js';
 import type { BalanceRow, TokenRow } from '../rows.js';
-import { hexArray } from '../hex.js';
+import { hexArray, ZERO_ADDRESS_BYTEA } from '../hex.js';
 import { closeIntervals, SET_ABSOLUTE } from './write-history.js';
 
 /** Inserts tokens; metadata already known is kept when a later lookup returns nothing. */
@@ -50,15 +50,20 @@ export async function putBalances(db: Queryable, balances: readonly BalanceRow[]
   await refreshHolderCounts(db, balances[0]!.chainId, [...new Set(balances.map((b) => b.token))]);
 }
 
-/** Holder count = distinct addresses with a positive balance (ERC-1155 ids counted once). */
+/**
+ * Holder count = distinct addresses with a positive balance (ERC-1155 ids counted once), and
+ * held supply = the sum of those balances (migration 025), read again from the balances.
+ */
 export async function refreshHolderCounts(db: Queryable, chainId: number, tokens: readonly string[]): Promise<void> {
   if (tokens.length === 0) return;
   await db.query(
-    `UPDATE tokens t SET holder_count = coalesce((
-       SELECT count(DISTINCT b.holder) FROM token_balances b
-       WHERE b.chain_id = t.chain_id AND b.token = t.address AND b.value > 0
-         AND b.holder <> '\\x0000000000000000000000000000000000000000'::bytea), 0)
-     WHERE t.chain_id = $1 AND t.address = ANY(SELECT decode(x, 'hex') FROM unnest($2::text[]) x)`,
+    `UPDATE tokens t SET holder_count = held.holders, held_supply = held.supply
+     FROM tokens k CROSS JOIN LATERAL (
+       SELECT count(DISTINCT b.holder) AS holders, coalesce(sum(b.value), 0) AS supply FROM token_balances b
+       WHERE b.chain_id = k.chain_id AND b.token = k.address AND b.value > 0
+         AND b.holder <> ${ZERO_ADDRESS_BYTEA}) held
+     WHERE k.chain_id = $1 AND k.address = ANY(SELECT decode(x, 'hex') FROM unnest($2::text[]) x)
+       AND t.chain_id = k.chain_id AND t.address = k.address`,
     [chainId, hexArray(tokens)],
   );
 }
