@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { startAnvil } from '../devnet/anvil.js';
 import { connectDevnet, type DevnetClient } from '../devnet/client.js';
 import { deployScenario, generateActivity, type DemoScenario } from '../devnet/scenario.js';
-import { chainConfig, type ChainConfig } from '../config/config.js';
+import type { ChainConfig } from '../config/config.js';
 
 export const DEMO_CHAIN_ID = 31337;
 
@@ -27,12 +27,19 @@ async function previousScenario(client: DevnetClient, file: string): Promise<Dem
   return code && code !== '0x' ? scenario : null;
 }
 
+/** The demo's WETH among the chain's wrapped native tokens, beside any configured. */
+function withDemoWeth(chain: ChainConfig, weth: string): ChainConfig {
+  const address = weth.toLowerCase() as `0x${string}`;
+  const configured = chain.wrappedNativeTokens ?? [];
+  return { ...chain, wrappedNativeTokens: configured.includes(address) ? configured : [...configured, address] };
+}
+
 /**
  * The zero-config start: a local anvil whose state lives in the data directory (so a second
  * start continues the same chain, which the indexer then resumes), demo tokens deployed once,
  * and a loop making transfers and blocks from several miners.
  */
-export async function startDemo(dataDir: string, pollIntervalMs = 500): Promise<Demo> {
+export async function startDemo(dataDir: string, chainSettings: (chainId: number, rpcUrls: string[]) => ChainConfig): Promise<Demo> {
   const dir = join(dataDir, 'devnet');
   mkdirSync(dir, { recursive: true });
   const anvil = await startAnvil({
@@ -51,10 +58,7 @@ export async function startDemo(dataDir: string, pollIntervalMs = 500): Promise<
     }
     const activity = generateActivity(client, scenario, { blocksPerSecond: 1, miners: 5, onError: () => undefined });
     return {
-      chain: chainConfig(DEMO_CHAIN_ID, [anvil.url], {
-        pollIntervalMs,
-        wrappedNativeTokens: [scenario.weth.toLowerCase() as `0x${string}`],
-      }),
+      chain: withDemoWeth(chainSettings(DEMO_CHAIN_ID, [anvil.url]), scenario.weth),
       scenario,
       miners: activity.miners,
       async stop() {

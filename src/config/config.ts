@@ -95,6 +95,17 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
   };
 }
 
+/**
+ * A chain the configuration does not list (the demo's devnet), with the per-chain settings that
+ * the flags, the environment and the config file give every chain, as a listed chain gets them.
+ */
+export function unlistedChainConfig(flags: ConfigFlags, chainId: number, rpcUrls: string[], env: NodeJS.ProcessEnv = process.env): ChainConfig {
+  const sources = new Sources(flags, env);
+  const path = sources.resolve(configFileSetting);
+  const file = path === null ? {} : readConfigFile(path);
+  return { chainId, rpcUrls, ...sources.group(chainSettings, file) };
+}
+
 /** A chain's config with every per-chain setting at its default, for code that builds one itself. */
 export function chainConfig(chainId: number, rpcUrls: string[], overrides: Partial<ChainSettings> = {}): ChainConfig {
   const defaults = new Sources({}, {}).group(chainSettings);

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { createServer } from 'node:net';
-import { ConfigError, loadConfig, type ConfigFlags } from '../../config/config.js';
+import { ConfigError, loadConfig, unlistedChainConfig, type ConfigFlags } from '../../config/config.js';
 import { openRuntime, type Runtime } from '../runtime.js';
 import { settingOptions } from '../setting-options.js';
 import { startApi } from './serve.js';
@@ -96,9 +96,13 @@ export function serveCommand(): Command {
   );
 }
 
-/** Without any chain configured, `start` runs a local devnet with demo tokens and indexes it. */
-const demoRole = (info: DemoInfo[]): Role => async (rt) => {
-  const demo = await startDemo(rt.config.dataDir);
+/**
+ * Without any chain configured, `start` runs a local devnet with demo tokens and indexes it, with
+ * the per-chain settings the flags, the environment and the file give (--start-block,
+ * --reorg-window, --history-from-block…).
+ */
+const demoRole = (info: DemoInfo[], flags: ConfigFlags): Role => async (rt) => {
+  const demo = await startDemo(rt.config.dataDir, (chainId, rpcUrls) => unlistedChainConfig(flags, chainId, rpcUrls));
   const key = demoKey(rt.config);
   info.push({ token: demo.scenario.erc20, miner: demo.miners[0] ?? demo.scenario.deployer, key });
   rt.config.chains.push(demo.chain);
@@ -120,7 +124,7 @@ export function startCommand(): Command {
   ).action(async (flags: ConfigFlags) => {
       const info: DemoInfo[] = [];
       const demo = loadConfig(flags).chains.length === 0;
-      await runRoles(flags, [...(demo ? [demoRole(info)] : []), indexerRole, apiRole, bannerRole(info)]);
+      await runRoles(flags, [...(demo ? [demoRole(info, flags)] : []), indexerRole, apiRole, bannerRole(info)]);
     });
 }
 
