@@ -36,7 +36,7 @@ export class BlocksView {
   }
 
   async open(chainId: number, hash: string, signal: AbortSignal): Promise<void> {
-    this.list.cancel();
+    this.list.reset();
     this.chainId = chainId;
     this.path = `${chainId}/api/v2/addresses/${hash}/blocks-validated`;
     this.summary.replaceChildren(h('h2', {}, 'Blocks validated by'), h('p', { className: 'hash mono' }, hash));

@@ -41,7 +41,7 @@ export class HoldersView {
   }
 
   async open(chainId: number, hash: string, signal: AbortSignal, block: string | null = null): Promise<void> {
-    this.list.cancel();
+    this.list.reset();
     this.path = `${chainId}/api/v2/tokens/${hash}`;
     this.block = block;
     this.summary.replaceChildren();

@@ -39,10 +39,25 @@ export class PagedList<T> {
     this.inFlight = null;
   }
 
+  /**
+   * Forgets the list shown, for another one to open: no label, no way back or forward, so a
+   * search that fails leaves no pager whose buttons would send the old list's cursor.
+   */
+  reset(): void {
+    this.cancel();
+    this.pager = new Pager<Params>();
+    this.nextCursor = null;
+    this.o.label.textContent = '';
+    this.setButtons(false);
+  }
+
   private async load(cursor: Params | null, commit: () => void): Promise<Page<T> | null> {
     this.cancel();
     const controller = new AbortController();
     this.inFlight = controller;
+    // a button pressed from the keyboard is disabled while the page loads, which drops its
+    // focus: it is given back afterwards (to the other button when this one has no way on)
+    const focused = [this.o.prev, this.o.next].find((b) => b === document.activeElement) ?? null;
     this.setButtons(true);
     try {
       const page = await this.o.fetchPage(cursor, controller.signal);
@@ -61,6 +76,9 @@ export class PagedList<T> {
       if (this.inFlight === controller) {
         this.inFlight = null;
         this.setButtons(false);
+        if (focused !== null && (document.activeElement === null || document.activeElement === document.body)) {
+          [focused, focused === this.o.next ? this.o.prev : this.o.next].find((b) => !b.disabled)?.focus();
+        }
       }
     }
   }
