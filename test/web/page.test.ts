@@ -270,7 +270,11 @@ describe.skipIf(!haveChromium && !process.env.CI)('web page in Chromium', () => 
   });
 
   it('token holders at a past block: the "At block" field shows that block\'s holders, paged, and clears back to today', async () => {
-    await page.fill('#holders-block', '10');
+    // a block number is digits, leading zeros allowed; past any chain's height it is refused here
+    await page.fill('#holders-block', '99999999999999999');
+    await page.click('#holders-at button[type=submit]');
+    await expect.poll(() => page.locator('#message').textContent()).toContain("beyond any chain's height");
+    await page.fill('#holders-block', '0010');
     await page.click('#holders-at button[type=submit]');
     await page.waitForURL(`**/#/holders/${CHAIN}/${TOKEN}/at/10`);
     await page.locator('#token-summary dl', { hasText: 'Holders at block 10121' }).waitFor();

@@ -130,9 +130,15 @@ byId<HTMLFormElement>('holders-at').addEventListener('submit', (event) => {
   event.preventDefault();
   const r = parseRoute();
   if (!r) return;
-  const block = byId<HTMLInputElement>('holders-block').value.trim();
-  if (block !== '' && !/^(0|[1-9][0-9]{0,15})$/.test(block)) {
+  const typed = byId<HTMLInputElement>('holders-block').value.trim();
+  // digits as typed, leading zeros allowed (00012 is block 12); the route keeps one spelling
+  if (typed !== '' && !/^[0-9]+$/.test(typed)) {
     say('Enter a block number, or leave the field empty for the latest balances.', 'error');
+    return;
+  }
+  const block = typed === '' ? '' : BigInt(typed).toString();
+  if (BigInt(block === '' ? 0 : block) > BigInt(Number.MAX_SAFE_INTEGER)) {
+    say(`Block ${block} is beyond any chain's height.`, 'error');
     return;
   }
   const next = `#/holders/${r.chainId}/${r.hash}${block === '' ? '' : `/at/${block}`}`;
