@@ -13,6 +13,23 @@ export class ExplorerError extends Error {
   }
 }
 
+/** No answer at all: the server could not be reached (refused, reset, DNS, TLS); `status` is 0, `cause` the network error. */
+export class ConnectionError extends ExplorerError {
+  override name = 'ConnectionError';
+  constructor(url: string, cause: unknown) {
+    super(0, `cannot reach the server: ${describeCause(cause)}`, url, null);
+    this.cause = cause;
+  }
+}
+
+/** fetch's own message is "fetch failed"; what failed is in its cause (ECONNREFUSED, ENOTFOUND…). */
+function describeCause(error: unknown): string {
+  const inner = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
+  if (typeof inner?.code === 'string') return inner.code;
+  if (typeof inner?.message === 'string') return inner.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
 export class UnauthorizedError extends ExplorerError {
   override name = 'UnauthorizedError';
 }

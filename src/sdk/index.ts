@@ -1,6 +1,7 @@
 export { createExplorerClient } from './client.js';
 export type { ExplorerClient, ExplorerClientOptions, HoldersOptions, PageOptions, ValidatedBlocksOptions } from './client.js';
 export {
+  ConnectionError,
   ExplorerError,
   NotFoundError,
   RateLimitedError,

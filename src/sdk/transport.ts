@@ -1,4 +1,4 @@
-import { errorFor, ExplorerError } from './errors.js';
+import { ConnectionError, errorFor, ExplorerError } from './errors.js';
 import { SECRET_PARAMETERS } from './secret-parameters.js';
 
 export type QueryValue = string | number | undefined;
@@ -109,7 +109,14 @@ export function createTransport(options: TransportOptions): Transport {
       if (value !== undefined && name !== 'apikey') url.searchParams.set(name, String(value));
     }
     for (let attempt = 0; ; attempt++) {
-      const response = await doFetch(url, { ...init, ...(signal ? { signal } : {}) });
+      let response: Response;
+      try {
+        response = await doFetch(url, { ...init, ...(signal ? { signal } : {}) });
+      } catch (error) {
+        // a cancelled call is the caller's, not the network's
+        if (signal?.aborted) throw error;
+        throw new ConnectionError(redactedUrl(url), error);
+      }
       if (response.status === 200) {
         const body = await readBody(response);
         if (typeof body !== 'object' || body === null) {

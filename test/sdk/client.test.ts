@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
+import { createServer, type AddressInfo } from 'node:net';
 import type { Hex } from '../../src/db/rows.js';
 import { buildServer } from '../../src/api/server.js';
 import { DatabaseUnavailableError, type Database } from '../../src/db/client.js';
@@ -8,6 +9,7 @@ import { createApiKey } from '../../src/db/queries/api-keys.js';
 import { putBalances, upsertTokens } from '../../src/db/queries/write-tokens.js';
 import { upsertBlocks } from '../../src/db/queries/write-blocks.js';
 import {
+  ConnectionError,
   createExplorerClient,
   ExplorerError,
   NotFoundError,
@@ -172,6 +174,27 @@ describe('SDK against a real server (PGlite)', () => {
       expect(error.status).toBe(401);
       expect(error.message).toBe('Invalid or missing API key');
       expect(error.url).not.toContain('not-a-key');
+    });
+
+    it('no answer at all: ConnectionError, status 0, the cause kept, the key not in it', async () => {
+      // a port nothing listens on any more: the connection is refused
+      const probe = createServer();
+      await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+      const { port } = probe.address() as AddressInfo;
+      await new Promise<void>((resolve) => probe.close(() => resolve()));
+      const down = createExplorerClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: 'secret-key-12345' });
+      const error = await failure(down.holders(CHAIN, TOKENS.big));
+      expect(error).toBeInstanceOf(ConnectionError);
+      expect(error).toBeInstanceOf(ExplorerError);
+      expect(error.status).toBe(0);
+      expect(error.message).toBe('cannot reach the server: ECONNREFUSED');
+      expect(error.cause).toBeInstanceOf(Error);
+      expect(error.url).not.toContain('secret-key-12345');
+      // a call its caller cancels is not a network failure
+      const controller = new AbortController();
+      controller.abort(new Error('stop'));
+      const cancelled = await down.holders(CHAIN, TOKENS.big, { signal: controller.signal }).then(() => null, (e: unknown) => e);
+      expect(cancelled).not.toBeInstanceOf(ExplorerError);
     });
 
     it('403 RestrictedError without the secret', async () => {

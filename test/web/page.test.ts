@@ -262,11 +262,11 @@ describe.skipIf(!haveChromium && !process.env.CI)('web page in Chromium', () => 
     await next.focus();
     await page.keyboard.press('Enter');
     await page.locator('#holders-page', { hasText: 'rows 51–100' }).waitFor();
-    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('holders-next');
+    await expect.poll(() => page.evaluate<string>('document.activeElement?.id ?? ""')).toBe('holders-next');
     await page.keyboard.press('Enter');
     await page.locator('#holders-page', { hasText: 'rows 101–120' }).waitFor();
     // the last page has no way on: the focus goes to Previous
-    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('holders-prev');
+    await expect.poll(() => page.evaluate<string>('document.activeElement?.id ?? ""')).toBe('holders-prev');
   });
 
   it('token holders at a past block: the "At block" field shows that block\'s holders, paged, and clears back to today', async () => {

@@ -128,7 +128,8 @@ function subcommand(list: ExportListName, targetFlag: '--token' | '--address', t
       } catch (error) {
         // the server's answer is the message; a stack trace would only hide it
         if (!(error instanceof ExplorerError)) throw error;
-        process.stderr.write(`explorer export: HTTP ${error.status}: ${error.message}${notFoundHint(list, error.status, opts.block)} (${error.url})\n`);
+        const what = error.status === 0 ? error.message : `HTTP ${error.status}: ${error.message}${notFoundHint(list, error.status, opts.block)}`;
+        process.stderr.write(`explorer export: ${what} (${error.url})\n`);
         process.exitCode = 1;
       } finally {
         process.off('SIGINT', stop);
