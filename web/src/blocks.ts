@@ -1,4 +1,4 @@
-import { getJson, type Block, type Page } from './api.js';
+import { ApiError, getJson, type Block, type Page } from './api.js';
 import { addressCell } from './address.js';
 import { chainName } from './chains.js';
 import type { ViewContext } from './context.js';
@@ -31,7 +31,8 @@ export class BlocksView {
       pageSize: PAGE_SIZE,
       fetchPage: (cursor, signal) => getJson<Page<Block>>(this.path, ctx.key(), cursor ?? {}, signal),
       render: (page) => this.render(page),
-      onError: (err) => ctx.fail(err),
+      // an unknown address has an empty list: a 404 here is a chain the server does not serve
+      onError: (err) => ctx.fail(err instanceof ApiError && err.status === 404 ? new ApiError(404, `This server serves no chain ${this.chainId}.`) : err),
     });
   }
 
