@@ -83,11 +83,16 @@ function chainConfigs(sources: Sources, file: ConfigFile): ChainConfig[] {
   });
 }
 
-/** Flags > environment > config file > defaults, for every setting. */
-export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.env): Config {
+/** The flags and the environment, and the config file they name (or none). */
+function configSources(flags: ConfigFlags, env: NodeJS.ProcessEnv): { sources: Sources; file: ConfigFile } {
   const sources = new Sources(flags, env);
   const path = sources.resolve(configFileSetting);
-  const file = path === null ? {} : readConfigFile(path);
+  return { sources, file: path === null ? {} : readConfigFile(path) };
+}
+
+/** Flags > environment > config file > defaults, for every setting. */
+export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.env): Config {
+  const { sources, file } = configSources(flags, env);
   return {
     ...sources.group(rootSettings, file),
     chains: chainConfigs(sources, file),
@@ -100,9 +105,7 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
  * the flags, the environment and the config file give every chain, as a listed chain gets them.
  */
 export function unlistedChainConfig(flags: ConfigFlags, chainId: number, rpcUrls: string[], env: NodeJS.ProcessEnv = process.env): ChainConfig {
-  const sources = new Sources(flags, env);
-  const path = sources.resolve(configFileSetting);
-  const file = path === null ? {} : readConfigFile(path);
+  const { sources, file } = configSources(flags, env);
   return { chainId, rpcUrls, ...sources.group(chainSettings, file) };
 }
 

@@ -1,12 +1,12 @@
 import type { ChainConfig } from '../config/config.js';
 import { ensRegistryFor } from '../config/ens.js';
-import { ConfigError } from '../config/config.js';
 import type { RpcClient } from '../rpc/client.js';
 import { fetchBlockWithReceipts, supportsBlockReceipts } from '../evm/fetch-blocks.js';
 import { detectTraceMethod, fetchBlockTraceSummary } from '../evm/traces.js';
 import { fetchUncles } from '../evm/uncles.js';
 import { sleep } from '../rpc/backoff.js';
 import { BlockNotAvailableError, WrongChainError } from '../rpc/errors.js';
+import { ForeignChainError, verifyChainId } from './chain-identity.js';
 import type { Database } from '../db/client.js';
 import { isConnectionFailure } from '../db/unavailable.js';
 import type { Hex } from '../db/rows.js';
@@ -45,34 +45,6 @@ export interface ChainIndexerOptions {
   traces?: boolean;
   /** how often a batch still waiting for its blocks says so (default 15 s) */
   waitingLogMs?: number;
-}
-
-/**
- * At start, every RPC URL that answers must serve the configured chain (a URL that does not
- * answer now is asked before its first use, and set aside if it serves another). When none
- * answers, this waits out the outage as any call does.
- */
-export async function verifyChainId(rpc: RpcClient, expected: number): Promise<void> {
-  const served = await rpc.urlChainIds();
-  const wrong = served.filter((s) => s.chainId !== null && s.chainId !== expected);
-  if (wrong.length > 0) {
-    throw new ConfigError(`chain ${expected}: ${wrong.map((s) => `the RPC endpoint ${s.url} serves chain id ${s.chainId}`).join('; ')}, not ${expected}`);
-  }
-  if (served.every((s) => s.chainId === null)) {
-    await rpc.getChainId(); // waits out the outage; the URL that answers is asked on the way
-    await verifyChainId(rpc, expected);
-  }
-}
-
-/** The node's chain shares not even our first indexed block: it is another chain, or was reset. */
-export class ForeignChainError extends Error {
-  override name = 'ForeignChainError';
-  constructor(chainId: number, first: bigint) {
-    super(
-      `chain ${chainId}: the node's blocks differ from the index's all the way down to block ${first}, the first indexed: ` +
-        'it serves another chain with this id, or was reset. Index it into a fresh database (or --data-dir)',
-    );
-  }
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/config.js';
-import { ForeignChainError, verifyChainId } from '../../src/indexer/chain-indexer.js';
+import { ForeignChainError, verifyChainId } from '../../src/indexer/chain-identity.js';
 import { indexedBlock } from '../../src/db/queries/progress.js';
 import { createRpcClient, type RpcLogger } from '../../src/rpc/client.js';
 import { WrongChainError } from '../../src/rpc/errors.js';

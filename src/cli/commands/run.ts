@@ -5,7 +5,7 @@ import { openRuntime, type Runtime } from '../runtime.js';
 import { settingOptions } from '../setting-options.js';
 import { startApi } from './serve.js';
 import { startIndexers } from '../../indexer/run.js';
-import { verifyChainId } from '../../indexer/chain-indexer.js';
+import { verifyChainId } from '../../indexer/chain-identity.js';
 import { chainRpcClient } from '../../indexer/chain-rpc.js';
 import { ensureChain } from '../../db/queries/chains.js';
 import { startDemo } from '../demo.js';

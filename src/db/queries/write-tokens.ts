@@ -57,13 +57,11 @@ export async function putBalances(db: Queryable, balances: readonly BalanceRow[]
 export async function refreshHolderCounts(db: Queryable, chainId: number, tokens: readonly string[]): Promise<void> {
   if (tokens.length === 0) return;
   await db.query(
-    `UPDATE tokens t SET holder_count = held.holders, held_supply = held.supply
-     FROM tokens k CROSS JOIN LATERAL (
-       SELECT count(DISTINCT b.holder) AS holders, coalesce(sum(b.value), 0) AS supply FROM token_balances b
-       WHERE b.chain_id = k.chain_id AND b.token = k.address AND b.value > 0
-         AND b.holder <> ${ZERO_ADDRESS_BYTEA}) held
-     WHERE k.chain_id = $1 AND k.address = ANY(SELECT decode(x, 'hex') FROM unnest($2::text[]) x)
-       AND t.chain_id = k.chain_id AND t.address = k.address`,
+    `UPDATE tokens t SET (holder_count, held_supply) = (
+       SELECT count(DISTINCT b.holder), coalesce(sum(b.value), 0) FROM token_balances b
+       WHERE b.chain_id = t.chain_id AND b.token = t.address AND b.value > 0
+         AND b.holder <> ${ZERO_ADDRESS_BYTEA})
+     WHERE t.chain_id = $1 AND t.address = ANY(SELECT decode(x, 'hex') FROM unnest($2::text[]) x)`,
     [chainId, hexArray(tokens)],
   );
 }

@@ -1,0 +1,31 @@
+/** That the node serves the chain the index holds: checked at start and when no block is shared. */
+import { ConfigError } from '../config/config.js';
+import type { RpcClient } from '../rpc/client.js';
+
+/**
+ * At start, every RPC URL that answers must serve the configured chain (a URL that does not
+ * answer now is asked before its first use, and set aside if it serves another). When none
+ * answers, this waits out the outage as any call does.
+ */
+export async function verifyChainId(rpc: RpcClient, expected: number): Promise<void> {
+  const served = await rpc.urlChainIds();
+  const wrong = served.filter((s) => s.chainId !== null && s.chainId !== expected);
+  if (wrong.length > 0) {
+    throw new ConfigError(`chain ${expected}: ${wrong.map((s) => `the RPC endpoint ${s.url} serves chain id ${s.chainId}`).join('; ')}, not ${expected}`);
+  }
+  if (served.every((s) => s.chainId === null)) {
+    await rpc.getChainId(); // waits out the outage; the URL that answers is asked on the way
+    await verifyChainId(rpc, expected);
+  }
+}
+
+/** The node's chain shares not even our first indexed block: it is another chain, or was reset. */
+export class ForeignChainError extends Error {
+  override name = 'ForeignChainError';
+  constructor(chainId: number, first: bigint) {
+    super(
+      `chain ${chainId}: the node's blocks differ from the index's all the way down to block ${first}, the first indexed: ` +
+        'it serves another chain with this id, or was reset. Index it into a fresh database (or --data-dir)',
+    );
+  }
+}
