@@ -14,6 +14,7 @@ import { exportList, type ExportCliOptions } from '../../src/cli/commands/export
 import { statePath } from '../../src/export/state.js';
 import { startTestApi, TEST_KEY, type TestApi } from '../support/api.js';
 import { addressOf, blockRow } from '../support/seed.js';
+import { explorerArgv } from '../support/explorer-command.js';
 
 const CHAIN = 1;
 const BIG = addressOf(0, 'export-token:big');
@@ -205,8 +206,7 @@ describe('explorer export', () => {
     const { key } = await createApiKey(api.db, 'export-slow', 25);
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', 'export', 'holders', '--chain', String(CHAIN), '--token', BIG,
-        '--out', out, '--url', baseUrl, '--page-size', '50'],
+      explorerArgv(['export', 'holders', '--chain', String(CHAIN), '--token', BIG, '--out', out, '--url', baseUrl, '--page-size', '50']),
       { cwd: process.cwd(), env: { ...process.env, EXPLORER_API_KEY: key }, stdio: ['ignore', 'ignore', 'pipe'] },
     );
     let stderr = '';
@@ -232,7 +232,7 @@ describe('explorer export', () => {
 
   it('the CLI says what a 404 means: exit 1, no stack', async () => {
     const unknown = addressOf(0, 'export-token:unknown');
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'export', 'holders', '--chain', String(CHAIN), '--token', unknown, '--url', baseUrl], {
+    const child = spawn(process.execPath, explorerArgv(['export', 'holders', '--chain', String(CHAIN), '--token', unknown, '--url', baseUrl]), {
       cwd: process.cwd(),
       env: { ...process.env, EXPLORER_API_KEY: TEST_KEY },
       stdio: ['ignore', 'ignore', 'pipe'],

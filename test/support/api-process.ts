@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { REPO_ROOT } from './contracts.js';
+import { explorerArgv } from './explorer-command.js';
 
 export interface ApiProcess {
   url: string;
@@ -20,14 +21,14 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** `explorer serve` as a real child process (the CLI from source through tsx), ready to answer. */
+/** `explorer serve` as a real child process (the built CLI, explorer-command.ts), ready to answer. */
 export async function startApiProcess(
   env: Record<string, string>,
   args: string[] = [],
   options: { captureOutput?: boolean } = {},
 ): Promise<ApiProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', String(port), ...args], {
+  const child = spawn(process.execPath, explorerArgv(['serve', '--port', String(port), ...args]), {
     cwd: REPO_ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', options.captureOutput ? 'pipe' : 'ignore', 'pipe'],

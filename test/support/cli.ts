@@ -1,8 +1,5 @@
 import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { REPO_ROOT } from './contracts.js';
+import { explorerArgv, ROOT as REPO_ROOT } from './explorer-command.js';
 
 export interface CliResult {
   code: number | null;
@@ -10,17 +7,13 @@ export interface CliResult {
   stderr: string;
 }
 
-// tsx by absolute URL: the CLI runs from any working directory (a test's temporary one)
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-const MAIN = join(REPO_ROOT, 'src', 'cli', 'main.ts');
-
 /**
- * The real `explorer` command (from source, through tsx) as a child process, with only the
+ * The real `explorer` command (built, explorer-command.ts) as a child process, with only the
  * environment given here beside PATH, so the developer's own settings never leak in.
  */
 export function runCli(args: readonly string[], options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], {
+    const child = spawn(process.execPath, explorerArgv(args), {
       cwd: options.cwd ?? REPO_ROOT,
       env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -50,7 +43,7 @@ export interface CliProcess {
 
 /** A long-running `explorer` command (index, serve, …) as a child process. */
 export function startCli(args: readonly string[], options: { env?: Record<string, string>; cwd?: string } = {}): CliProcess {
-  const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], {
+  const child = spawn(process.execPath, explorerArgv(args), {
     cwd: options.cwd ?? REPO_ROOT,
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...options.env },
     stdio: ['ignore', 'ignore', 'pipe'],

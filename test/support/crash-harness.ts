@@ -15,6 +15,7 @@ import type { DevnetClient } from '../../src/devnet/client.js';
 import { deriveAddress } from '../../src/devnet/random.js';
 import { deployScenario, generateActivity, type DemoScenario } from '../../src/devnet/scenario.js';
 import { REPO_ROOT } from './contracts.js';
+import { explorerArgv } from './explorer-command.js';
 import { freshDatabase, type Engine } from './databases.js';
 import { balancesAt, holderCounts, holdingKey, touchedHoldings, truthClient, type Holding } from './ground-truth.js';
 
@@ -404,14 +405,14 @@ export interface SpawnIndexerOptions {
   env?: Record<string, string>;
 }
 
-/** `explorer index` from the sources, exactly as an operator would run it (tsx in place of a build). */
+/** `explorer index`, exactly as an operator would run it (the build, explorer-command.ts). */
 export function spawnIndexer(opts: SpawnIndexerOptions): IndexerProcess {
   const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info', EXPLORER_POLL_MS: '200', ...opts.env };
   delete env.DATABASE_URL;
   if (opts.databaseUrl) env.DATABASE_URL = opts.databaseUrl;
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', 'src/cli/main.ts', 'index', '--chain', `${opts.chainId}=${opts.rpcUrl}`, '--data-dir', opts.dataDir],
+    explorerArgv(['index', '--chain', `${opts.chainId}=${opts.rpcUrl}`, '--data-dir', opts.dataDir]),
     { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const logs: LogLine[] = [];

@@ -108,8 +108,8 @@ export interface FaultProxy {
   resume(): void;
   /**
    * Applies `kind` to the next `times` eligible requests regardless of rate: for 'nullBlock' a
-   * request with eth_getBlockByNumber(<number>), for 'rangeTooLarge' one with eth_getLogs, any
-   * request otherwise. Works while paused.
+   * request with eth_getBlockByNumber(<number>), for 'rangeTooLarge' one with eth_getLogs, for
+   * 'wrongIds' a batch, any request otherwise. Works while paused.
    */
   injectNext(kind: FaultKind, times?: number): void;
   close(): Promise<void>;
@@ -191,22 +191,22 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
     return true;
   };
 
-  const eligible = (kind: FaultKind, calls: RpcCall[] | undefined, random: boolean): boolean => {
+  const eligible = (kind: FaultKind, calls: RpcCall[] | undefined): boolean => {
     // Faults that rewrite JSON-RPC entries need a parsed JSON-RPC request.
     if (!calls) return !['wrongIds', 'nullBlock', 'rangeTooLarge'].includes(kind);
     if (kind === 'nullBlock') return calls.some(isNumberedBlockCall);
     if (kind === 'rangeTooLarge') return calls.some((c) => c.method === 'eth_getLogs');
-    // A single answer with a foreign id is a different fault from a shuffled batch; random draws keep to the latter.
-    if (kind === 'wrongIds' && random) return calls.length > 1;
+    // A single answer with a foreign id is a different fault (a mismatched id) from a shuffled batch.
+    if (kind === 'wrongIds') return calls.length > 1;
     return true;
   };
 
   const chooseFault = (calls: RpcCall[] | undefined): FaultKind | undefined => {
-    const q = queued.findIndex((k) => eligible(k, calls, false));
+    const q = queued.findIndex((k) => eligible(k, calls));
     if (q >= 0) return queued.splice(q, 1)[0];
     if (rate <= 0 || rng.next() >= rate) return undefined;
     if (opts.methods && !calls?.some((c) => c.method && opts.methods!.includes(c.method))) return undefined;
-    const candidates = weights.filter(([k]) => eligible(k, calls, true));
+    const candidates = weights.filter(([k]) => eligible(k, calls));
     let x = rng.next() * candidates.reduce((sum, [, w]) => sum + w, 0);
     for (const [kind, w] of candidates) {
       x -= w;

@@ -1,0 +1,28 @@
+import { execFileSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { EXPLORER_MAIN, ROOT } from './explorer-command.js';
+
+/** The newest modification time of the sources dist/ is built from (src/, tests excluded). */
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestSource(path));
+    else if (!entry.name.endsWith('.test.ts')) newest = Math.max(newest, statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * Before any test file: the built `explorer` the tests start (explorer-command.ts) is the
+ * sources' own. `npm install` builds it (prepare); an edit since then is built here, so a test
+ * never runs yesterday's command.
+ */
+export default function setup(): void {
+  const built = statSync(EXPLORER_MAIN, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+  if (newestSource(join(ROOT, 'src')) <= built) return;
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
+}
