@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config/config.js';
-import { createLogger, openRuntime, type Runtime } from './runtime.js';
+import type { Runtime } from './runtime.js';
 import { settingOptions } from './setting-options.js';
 
 /** Options every command that opens the database shares: where the data is, which chains. */
@@ -9,6 +9,8 @@ export const commonOptions = (cmd: Command): Command => settingOptions(cmd);
 /** Runs a short command (keys, migrate, …) with an open runtime, closing it afterwards. */
 export async function withRuntime(cmd: Command, fn: (rt: Runtime) => Promise<void>): Promise<void> {
   const config = loadConfig(cmd.opts());
+  // imported here, not with the program (commands/run.ts says why)
+  const { createLogger, openRuntime } = await import('./runtime.js');
   // Short commands print to the terminal; only warnings go to the log.
   const rt = await openRuntime(config, createLogger('warn'));
   try {

@@ -1,15 +1,13 @@
 import { Command } from 'commander';
 import { createServer } from 'node:net';
 import { ConfigError, loadConfig, unlistedChainConfig, type ConfigFlags } from '../../config/config.js';
-import { openRuntime, type Runtime } from '../runtime.js';
+import type { Runtime } from '../runtime.js';
 import { settingOptions } from '../setting-options.js';
-import { startApi } from './serve.js';
-import { startIndexers } from '../../indexer/run.js';
-import { verifyChainId } from '../../indexer/chain-identity.js';
-import { chainRpcClient } from '../../indexer/chain-rpc.js';
-import { ensureChain } from '../../db/queries/chains.js';
-import { startDemo } from '../demo.js';
 import { bannerText, demoKey, type DemoInfo } from '../banner.js';
+
+// The roles' modules (the API, the indexer, the database, the devnet) are imported when a role
+// starts, not with the program: a usage or settings error, or --help, answers in a fraction of
+// the second their loading takes (about a second).
 
 export interface Role {
   /** starts the role; the returned function stops it */
@@ -17,6 +15,7 @@ export interface Role {
 }
 
 const apiRole: Role = async (rt) => {
+  const { startApi } = await import('./serve.js');
   const app = await startApi(rt);
   return () => app.close();
 };
@@ -31,6 +30,11 @@ const indexerRole: Role = async (rt) => {
     rt.logger.warn('no --chain given: nothing to index');
     return async () => undefined;
   }
+  const [{ verifyChainId }, { chainRpcClient }, { startIndexers }] = await Promise.all([
+    import('../../indexer/chain-identity.js'),
+    import('../../indexer/chain-rpc.js'),
+    import('../../indexer/run.js'),
+  ]);
   for (const chain of rt.config.chains) {
     const rpc = chainRpcClient(chain, rt.logger);
     try {
@@ -74,6 +78,7 @@ export async function runRoles(flags: ConfigFlags, roles: Role[]): Promise<void>
   const config = loadConfig(flags);
   // a port taken is found before the database, the devnet and the backfill, not after them
   if (roles.includes(apiRole)) await ensurePortFree(config.api.host, config.api.port);
+  const { openRuntime } = await import('../runtime.js');
   const rt = await openRuntime(config);
   const stops: Array<() => Promise<void>> = [];
   let stopping = false;
@@ -102,6 +107,7 @@ export function serveCommand(): Command {
  * --reorg-window, --history-from-block…).
  */
 const demoRole = (info: DemoInfo[], flags: ConfigFlags): Role => async (rt) => {
+  const [{ startDemo }, { ensureChain }] = await Promise.all([import('../demo.js'), import('../../db/queries/chains.js')]);
   const demo = await startDemo(rt.config.dataDir, (chainId, rpcUrls) => unlistedChainConfig(flags, chainId, rpcUrls));
   const key = demoKey(rt.config);
   info.push({ token: demo.scenario.erc20, miner: demo.miners[0] ?? demo.scenario.deployer, key });
