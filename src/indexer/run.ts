@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import type { RpcClient, RpcClientOptions } from '../rpc/client.js';
-import { chainRpcClient } from './chain-rpc.js';
+import { chainRpcClient, labelledRpcLogger } from './chain-rpc.js';
 import type { Database } from '../db/client.js';
 import type { ChainConfig } from '../config/config.js';
 import { ChainIndexer, type ChainIndexerOptions } from './chain-indexer.js';
@@ -57,8 +57,9 @@ export function startIndexers(db: Database, chains: readonly ChainConfig[], logg
       chain,
       rpc,
       logger,
-      // the parent's nodes get the chain's RPC budget (in flight, batch size, calls per second) too
-      createRpc: (urls) => chainRpcClient(chain, logger, { ...options.rpc, urls, signal }),
+      // the parent's nodes get the chain's RPC budget (in flight, batch size, calls per second)
+      // too; their log lines say whose they are
+      createRpc: (urls) => chainRpcClient(chain, labelledRpcLogger(logger, { rpc: 'parent chain' }), { ...options.rpc, urls, signal }),
     });
     const enrichment = options.enrichment ?? {};
     await Promise.all([

@@ -145,10 +145,11 @@ describe.each(await availableEngines())('blocks-validated on %s', (engine) => {
       batch_number: null,
       status: null,
       batch_data_container: null,
-      commitment_transaction: null,
-      confirmation_transaction: null,
+      commitment_transaction: { hash: null, status: null, timestamp: null },
+      confirmation_transaction: { hash: null, status: null, timestamp: null },
       delayed_messages: Number(BigInt(arbitrumHeader.nonce!)),
       l1_block_number: Number(BigInt(arbitrumHeader.l1BlockNumber!)),
+      l1_block_height: Number(BigInt(arbitrumHeader.l1BlockNumber!)),
       send_count: Number(BigInt(arbitrumHeader.sendCount!)),
       send_root: arbitrumHeader.sendRoot!.toLowerCase(),
     });

@@ -48,7 +48,8 @@ export const addressSchema = obj({
   watchlist_names: { type: 'array', items: obj({ display_name: str, label: str }) },
 });
 
-const l1tx = { oneOf: [{ type: 'null' }, obj({ hash: nstr, status: nstr, timestamp: nstr })] };
+// always an object, its members null when there is no such transaction (the reference's arbitrum_view)
+const l1tx = obj({ hash: nstr, status: nstr, timestamp: nstr });
 
 export const blockSchema = obj(
   {
@@ -94,6 +95,7 @@ export const blockSchema = obj(
       confirmation_transaction: l1tx,
       delayed_messages: { type: ['integer', 'null'] },
       l1_block_number: { type: ['integer', 'null'] },
+      l1_block_height: { type: ['integer', 'null'] },
       send_count: { type: ['integer', 'null'] },
       send_root: nstr,
     }),

@@ -61,6 +61,9 @@ async function parentTx(parent: TestNode, receipt: TransactionReceipt, safe: big
  * posted at or after `parentStartBlock` (what a follower starting there sees), else the batch the
  * child node's NodeInterface names.
  */
+/** A commitment or confirmation not made yet: the reference's object with null members. */
+const NO_TRANSACTION = { hash: null, status: null, timestamp: null };
+
 async function expectedFields(
   parent: TestNode,
   child: TestNode,
@@ -90,10 +93,11 @@ async function expectedFields(
     batch_number: batchNumber,
     status: confirmationTx ? 'Confirmed on base' : commitment ? 'Sent to base' : batchNumber !== null ? 'Sealed on rollup' : 'Processed on rollup',
     batch_data_container: batch?.container ?? null,
-    commitment_transaction: commitment,
-    confirmation_transaction: confirmationTx,
+    commitment_transaction: commitment ?? NO_TRANSACTION,
+    confirmation_transaction: confirmationTx ?? NO_TRANSACTION,
     delayed_messages: 0,
     l1_block_number: Number(BigInt(header.l1BlockNumber)),
+    l1_block_height: Number(BigInt(header.l1BlockNumber)),
     send_count: Number(BigInt(header.sendCount)),
     send_root: header.sendRoot,
   };
@@ -246,6 +250,20 @@ describe.each(engines)('Arbitrum settlement from a real parent chain on %s', (en
     await chains?.stop();
   });
 
+  it('a rollup address without code on the parent (another network\'s), or a contract that is no rollup, stops the indexer with a configuration error', async () => {
+    for (const rollup of ['0x70997970c51812dc3a010c7d01b50e0d17dc79c8', contracts.outbox.toLowerCase()] as Hex[]) {
+      const { db, drop } = await freshDatabase(engine);
+      const running = await startArbitrumIndexer(db, proxy.url, { ...settlement, rollup });
+      try {
+        await expect(running.done).rejects.toThrow(new RegExp(`${rollup} on the parent chain \\(chain id \\d+\\) does not answer sequencerInbox\\(\\) and outbox\\(\\): not a rollup contract there`));
+        expect(running.logger.entries.filter((e) => e.msg.startsWith('parent chain step failed'))).toEqual([]);
+      } finally {
+        await running.stop().catch(() => undefined);
+        await drop();
+      }
+    }
+  });
+
   it('every child block\'s nine fields equal what the two chains say, as batches and confirmations arrive', async () => {
     await withArbitrumIndex(engine, proxy.url, settlement, async ({ db, api, running }) => {
       await running.caughtUp({ node: child.url });
@@ -331,7 +349,7 @@ describe.each(engines)('Arbitrum settlement from a real parent chain on %s', (en
       await followerCaughtUp(db, parent);
       served = await expectAllBlocks(api, parent, child, posted, confirmed);
       // the NodeInterface still names the dropped batch: its blocks are sealed, with no commitment known
-      expect(served.get(droppedBlock)).toMatchObject({ status: 'Sealed on rollup', batch_number: Number(dropped.batch), commitment_transaction: null });
+      expect(served.get(droppedBlock)).toMatchObject({ status: 'Sealed on rollup', batch_number: Number(dropped.batch), commitment_transaction: NO_TRANSACTION });
       expect((served.get(droppedBlock - 1n) as { status: string }).status).not.toBe('Confirmed on base');
       expect(running.logger.entries.some((e) => e.msg === 'parent chain reorganised; settlement data rolled back')).toBe(true);
 
@@ -368,8 +386,8 @@ describe.each(engines)('Arbitrum settlement from a real parent chain on %s', (en
       expect(res.status).toBe(200);
       const header = arbitrumHeader(3n);
       expect(res.body.arbitrum).toEqual({
-        batch_number: null, status: null, batch_data_container: null, commitment_transaction: null, confirmation_transaction: null,
-        delayed_messages: 0, l1_block_number: Number(BigInt(header.l1BlockNumber)), send_count: Number(BigInt(header.sendCount)), send_root: header.sendRoot,
+        batch_number: null, status: null, batch_data_container: null, commitment_transaction: NO_TRANSACTION, confirmation_transaction: NO_TRANSACTION,
+        delayed_messages: 0, l1_block_number: Number(BigInt(header.l1BlockNumber)), l1_block_height: Number(BigInt(header.l1BlockNumber)), send_count: Number(BigInt(header.sendCount)), send_root: header.sendRoot,
       });
       const health = await api.app.inject({ method: 'GET', url: '/health' });
       expect(health.statusCode, health.body).toBe(200);
@@ -525,10 +543,10 @@ describe.each(engines)('Arbitrum blocks whose batch the parent follower has not 
       let served = await expectAllBlocks(api, parent, child, posted, confirmed, parentStartBlock);
       // the statuses the chains' state gives, one block of each batch
       const at = (n: bigint) => served.get(n) as { status: string; batch_number: number | null; commitment_transaction: unknown };
-      expect(at(2n)).toMatchObject({ status: 'Sealed on rollup', batch_number: 0, commitment_transaction: null });
-      expect(at(5n)).toMatchObject({ status: 'Sealed on rollup', batch_number: 1, commitment_transaction: null });
+      expect(at(2n)).toMatchObject({ status: 'Sealed on rollup', batch_number: 0, commitment_transaction: NO_TRANSACTION });
+      expect(at(5n)).toMatchObject({ status: 'Sealed on rollup', batch_number: 1, commitment_transaction: NO_TRANSACTION });
       expect(at(6n)).toMatchObject({ status: 'Sent to base', batch_number: 2 });
-      expect(at(10n)).toMatchObject({ status: 'Sealed on rollup', batch_number: Number(lagging.batch), commitment_transaction: null });
+      expect(at(10n)).toMatchObject({ status: 'Sealed on rollup', batch_number: Number(lagging.batch), commitment_transaction: NO_TRANSACTION });
       expect(at(12n).status).toBe('Processed on rollup');
 
       // the lagging batch reaches the parent chain: its blocks are sent, and the NodeInterface's row for it goes
@@ -549,7 +567,7 @@ describe.each(engines)('Arbitrum blocks whose batch the parent follower has not 
       confirmed.push({ childBlock: 9n, receipt: await confirmChildBlock(parent, contracts, hash, `0x${'12'.repeat(32)}`) });
       await followerCaughtUp(db, parent);
       served = await expectAllBlocks(api, parent, child, posted, confirmed, parentStartBlock);
-      expect(at(2n)).toMatchObject({ status: 'Confirmed on base', batch_number: 0, commitment_transaction: null });
+      expect(at(2n)).toMatchObject({ status: 'Confirmed on base', batch_number: 0, commitment_transaction: NO_TRANSACTION });
     });
   }, 240_000);
 

@@ -55,9 +55,16 @@ const TOPICS = {
   confirmed: encodeEventTopics({ abi: outboxEventsAbi, eventName: 'SendRootUpdated' })[0],
 };
 
+/** An answer that is no address: what an address without code answers (`0x`), or another contract. */
+class NotAnAddressAnswer extends Error {}
+
 async function readAddress(rpc: RpcClient, to: Hex, functionName: 'sequencerInbox' | 'outbox', signal: AbortSignal): Promise<Hex> {
   const data = await rpc.call(to, encodeFunctionData({ abi: rollupAbi, functionName }), 'latest', { signal });
-  return lowerHex(decodeFunctionResult({ abi: rollupAbi, functionName, data })) as Hex;
+  try {
+    return lowerHex(decodeFunctionResult({ abi: rollupAbi, functionName, data })) as Hex;
+  } catch (error) {
+    throw new NotAnAddressAnswer(`${functionName}() answered ${data.slice(0, 74)}`, { cause: error });
+  }
 }
 
 /**
@@ -85,8 +92,12 @@ export async function connectParent(
       outbox: await readAddress(parent, settlement.rollup, 'outbox', signal),
     };
   } catch (error) {
-    if (classifyFailure(error, 'eth_call').kind !== 'rpc-error') throw error;
-    throw new ConfigError(`chain ${chainId}: ${settlement.rollup} on the parent chain does not answer sequencerInbox() and outbox(): not a rollup contract`);
+    // a revert, or an answer that is no address (an address without code answers 0x: a rollup
+    // of another network, or a parent RPC of the wrong chain); a fault of the node is retried
+    if (!(error instanceof NotAnAddressAnswer) && classifyFailure(error, 'eth_call').kind !== 'rpc-error') throw error;
+    throw new ConfigError(
+      `chain ${chainId}: ${settlement.rollup} on the parent chain (chain id ${parentChainId}) does not answer sequencerInbox() and outbox(): not a rollup contract there`,
+    );
   }
 }
 

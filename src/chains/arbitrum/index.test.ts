@@ -19,14 +19,15 @@ describe('Arbitrum header fields', () => {
     expect(chainFieldViews(fields)).toEqual({
       arbitrum: {
         l1_block_number: 0x897f00,
+        l1_block_height: 0x897f00,
         send_count: 0x1a7e4,
         send_root: '0x724ad28bff9d9f11caae988e3c78a0951dd3d01ec9e568e6f134afb27d8f413c',
         delayed_messages: 1_789_671,
         batch_number: null,
         status: null,
         batch_data_container: null,
-        commitment_transaction: null,
-        confirmation_transaction: null,
+        commitment_transaction: { hash: null, status: null, timestamp: null },
+        confirmation_transaction: { hash: null, status: null, timestamp: null },
       },
     });
   });

@@ -54,6 +54,7 @@ function blockView(stored: StoredChainFields, read: unknown): Static<typeof Arbi
     confirmation_transaction: confirmation,
     delayed_messages: header.delayed_messages,
     l1_block_number: header.l1_block_number,
+    l1_block_height: header.l1_block_number,
     send_count: header.send_count,
     send_root: header.send_root,
   };

@@ -1,10 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable } from '../../api/schemas/common.js';
 
-/** A parent-chain transaction of a batch: its commitment or its confirmation. */
-export const ParentChainTransaction = Nullable(
-  Type.Object({ hash: Nullable(Type.String()), status: Nullable(Type.String()), timestamp: Nullable(Type.String()) }),
-);
+/** A parent-chain transaction of a batch: its commitment or its confirmation (every member null when there is none yet). */
+export const ParentChainTransaction = Type.Object({ hash: Nullable(Type.String()), status: Nullable(Type.String()), timestamp: Nullable(Type.String()) });
 
 /** The block object's `arbitrum` property (spec 2.6). */
 export const ArbitrumBlockObject = Type.Object({
@@ -15,6 +13,8 @@ export const ArbitrumBlockObject = Type.Object({
   confirmation_transaction: ParentChainTransaction,
   delayed_messages: Nullable(Type.Integer()),
   l1_block_number: Nullable(Type.Integer()),
+  /** the older name of l1_block_number, sent beside it as the reference does (docs/COMPATIBILITY.md, "Older field names") */
+  l1_block_height: Nullable(Type.Integer()),
   send_count: Nullable(Type.Integer()),
   send_root: Nullable(Type.String()),
 });

@@ -43,9 +43,9 @@ export const settlementSql = (b: string): string => `CASE WHEN ${b}.chain_fields
 export type SettlementStatus = 'Processed on rollup' | 'Sealed on rollup' | 'Sent to base' | 'Confirmed on base';
 
 /** The issue's order: a confirmation, else a commitment, else a known batch number. */
-export function settlementStatus(s: { batchNumber: number | null; commitment: unknown; confirmation: unknown }): SettlementStatus {
-  if (s.confirmation !== null) return 'Confirmed on base';
-  if (s.commitment !== null) return 'Sent to base';
+export function settlementStatus(s: { batchNumber: number | null; commitment: { hash: string | null }; confirmation: { hash: string | null } }): SettlementStatus {
+  if (s.confirmation.hash !== null) return 'Confirmed on base';
+  if (s.commitment.hash !== null) return 'Sent to base';
   if (s.batchNumber !== null) return 'Sealed on rollup';
   return 'Processed on rollup';
 }
@@ -55,7 +55,8 @@ export function parentTransaction(
   tx: { tx: string; parent_block: number; parent_timestamp: number } | null,
   safeBlock: number | null,
 ): Static<typeof ParentChainTransaction> {
-  if (tx === null) return null;
+  // the reference sends the object with null members when there is no such transaction
+  if (tx === null) return { hash: null, status: null, timestamp: null };
   return {
     hash: tx.tx,
     status: safeBlock !== null && safeBlock >= tx.parent_block ? 'finalized' : 'unfinalized',
