@@ -81,6 +81,23 @@ describe.each(await availableEngines())('/health (%s)', (engine) => {
     expect((await health()).status).toBe(200);
   });
 
+  it('an Arbitrum parent follower that stopped reaching the parent node: said beside its figures, the chain still ok', async () => {
+    await fresh.db.query(
+      `INSERT INTO arbitrum_parent (chain_id, parent_chain_id, sequencer_inbox, outbox, indexed_block, head_block, polled_at)
+       VALUES (10, 1, '\\x01', '\\x02', 29, 29, now())`,
+    );
+    const reached = await health();
+    expect(chain(reached.body, 10).parent).toMatchObject({ indexed_block: 29, head_block: 29, lag: 0, reasons: [] });
+    await fresh.db.query(`UPDATE arbitrum_parent SET polled_at = now() - interval '90 seconds' WHERE chain_id = 10`);
+    const silent = await health();
+    expect(silent.status).toBe(200);
+    expect(chain(silent.body, 10)).toMatchObject({ status: 'ok', reasons: [] });
+    expect(chain(silent.body, 10).parent.reasons).toEqual([
+      expect.stringMatching(/^the parent chain follower has not reached its node for (89|9\d) s \(limit 60 s\): head_block and lag are as of polled_at$/),
+    ]);
+    await fresh.db.query('DELETE FROM arbitrum_parent WHERE chain_id = 10');
+  });
+
   it('cheap: a flood of unauthenticated requests costs one query a second or two', async () => {
     const app = await buildServer({ db, api: apiConfig() });
     try {

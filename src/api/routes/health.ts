@@ -20,13 +20,26 @@ const FAILURES: Record<string, string> = {
 
 const asNumber = (v: bigint | null) => (v === null ? null : Number(v));
 
-/** An Arbitrum chain's parent follower: shown, never judged (the chain is served without it). */
-function parentHealth(p: NonNullable<ChainStatus['parent']>) {
+/** How long the node (or a parent chain's node) has not been reached, past the staleness limit: the reason, else null. */
+function silence(polledAt: number | null, limits: HealthThresholds, now: number, what: string): string | null {
+  // never polled: nothing was ever reached to go stale (a chain served from a database filled elsewhere)
+  const silentMs = polledAt === null ? 0 : now - polledAt;
+  if (limits.staleMs <= 0 || silentMs <= limits.staleMs) return null;
+  return `${what} has not reached its node for ${Math.round(silentMs / 1000)} s (limit ${limits.staleMs / 1000} s)`;
+}
+
+/**
+ * An Arbitrum chain's parent follower: shown, never judged (the chain is served without it),
+ * but a parent node out of reach is said, since its head and lag are as of the last poll.
+ */
+function parentHealth(p: NonNullable<ChainStatus['parent']>, limits: HealthThresholds, now: number) {
+  const stale = silence(p.polledAt, limits, now, 'the parent chain follower');
   return {
     indexed_block: asNumber(p.indexedBlock),
     head_block: asNumber(p.headBlock),
     lag: p.indexedBlock === null || p.headBlock === null ? null : Number(p.headBlock - p.indexedBlock),
     polled_at: p.polledAt === null ? null : new Date(p.polledAt).toISOString(),
+    reasons: stale === null ? [] : [`${stale}: head_block and lag are as of polled_at`],
   };
 }
 
@@ -37,11 +50,8 @@ export function chainHealth(c: ChainStatus, limits: HealthThresholds, now = Date
   if (c.failingSince !== null) {
     reasons.push(`indexing has been failing since ${c.failingSince.toISOString()}: ${FAILURES[c.failure ?? ''] ?? c.failure}`);
   }
-  // a chain no indexer has ever polled for (served from a database filled elsewhere) is not judged
-  const silentMs = c.polledAt === null ? 0 : now - c.polledAt;
-  if (limits.staleMs > 0 && silentMs > limits.staleMs) {
-    reasons.push(`the indexer has not reached its node for ${Math.round(silentMs / 1000)} s (limit ${limits.staleMs / 1000} s)`);
-  }
+  const stale = silence(c.polledAt, limits, now, 'the indexer');
+  if (stale !== null) reasons.push(stale);
   if (limits.maxLag > 0 && lag !== null && lag > BigInt(limits.maxLag)) {
     reasons.push(`indexing is ${lag} blocks behind the node (limit ${limits.maxLag})`);
   }
@@ -54,7 +64,7 @@ export function chainHealth(c: ChainStatus, limits: HealthThresholds, now = Date
     polled_at: c.polledAt === null ? null : new Date(c.polledAt).toISOString(),
     reasons,
     backfilling: c.backfilling,
-    ...(c.parent ? { parent: parentHealth(c.parent) } : {}),
+    ...(c.parent ? { parent: parentHealth(c.parent, limits, now) } : {}),
   };
 }
 

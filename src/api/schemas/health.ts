@@ -23,6 +23,9 @@ export const ChainHealth = Type.Object({
         head_block: Nullable(Type.Integer()),
         lag: Nullable(Type.Integer({ description: 'head_block − indexed_block' })),
         polled_at: Nullable(Type.String({ description: 'when the follower last reached the parent node' })),
+        reasons: Type.Array(Type.String(), {
+          description: 'why the figures above may be old (the parent node not reached for longer than the health staleness limit); never degrades the chain',
+        }),
       },
       { description: 'an Arbitrum chain\'s parent chain, followed for settlement data; its lag never degrades the chain, whose own blocks are served regardless' },
     ),
