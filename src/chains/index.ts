@@ -66,6 +66,11 @@ export function chainKindTasks(context: KindTaskContext): Array<(signal: AbortSi
   return (CHAIN_KINDS as readonly ChainKind[]).map((kind) => kind.backgroundTask(context)).filter((t) => t !== null);
 }
 
+/** The kinds' start-up checks of a chain's settings (ChainKind.checkAtStart), each given `waitMs` for its nodes. */
+export async function checkChainKindsAtStart(context: KindTaskContext, waitMs: number): Promise<void> {
+  for (const kind of CHAIN_KINDS as readonly ChainKind[]) await kind.checkAtStart?.(context, AbortSignal.timeout(waitMs));
+}
+
 /** The block schema's optional property per kind, typed by the kind's own schema. */
 export function chainKindProperties(): { [K in Kinds as K['key']]: TOptional<K['blockSchema']> } {
   return Object.fromEntries(CHAIN_KINDS.map((k) => [k.key, Type.Optional(k.blockSchema as TSchema)])) as never;

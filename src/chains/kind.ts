@@ -42,4 +42,10 @@ export interface ChainKind<Key extends string = string, Schema extends TSchema =
   readSql(blockAlias: string): string | null;
   /** the chain's background task when its config enables one, else null; runs until the signal aborts */
   backgroundTask(context: KindTaskContext): ((signal: AbortSignal) => Promise<void>) | null;
+  /**
+   * At start, before anything runs: the kind's settings checked against the nodes, a ConfigError
+   * when they are wrong (the command's one line); a node that does not answer before `signal`
+   * aborts is left to the background task, which checks again when it reaches it.
+   */
+  checkAtStart?(context: KindTaskContext, signal: AbortSignal): Promise<void>;
 }

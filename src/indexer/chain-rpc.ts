@@ -22,3 +22,8 @@ export function labelledRpcLogger(logger: RpcLogger, fields: Record<string, unkn
     debug: (obj, msg) => logger.debug({ ...obj, ...fields }, msg),
   };
 }
+
+/** Clients for a chain's other nodes (a parent chain's): the chain's RPC budget, their log lines labelled so. */
+export function otherNodesRpc(chain: ChainConfig, logger: RpcLogger, overrides: Partial<RpcClientOptions> = {}): (urls: readonly string[]) => RpcClient {
+  return (urls) => chainRpcClient(chain, labelledRpcLogger(logger, { rpc: 'parent chain' }), { ...overrides, urls: [...urls] });
+}

@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import type { RpcClient, RpcClientOptions } from '../rpc/client.js';
-import { chainRpcClient, labelledRpcLogger } from './chain-rpc.js';
+import { chainRpcClient, otherNodesRpc } from './chain-rpc.js';
 import type { Database } from '../db/client.js';
 import type { ChainConfig } from '../config/config.js';
 import { ChainIndexer, type ChainIndexerOptions } from './chain-indexer.js';
@@ -59,7 +59,7 @@ export function startIndexers(db: Database, chains: readonly ChainConfig[], logg
       logger,
       // the parent's nodes get the chain's RPC budget (in flight, batch size, calls per second)
       // too; their log lines say whose they are
-      createRpc: (urls) => chainRpcClient(chain, labelledRpcLogger(logger, { rpc: 'parent chain' }), { ...options.rpc, urls, signal }),
+      createRpc: otherNodesRpc(chain, logger, { ...options.rpc, signal }),
     });
     const enrichment = options.enrichment ?? {};
     await Promise.all([

@@ -19,8 +19,10 @@ import { BatchPoster, confirmChildBlock, deployParentRollup, type ParentRollup }
 import { arbitrumHeader, startArbitrumChildProxy } from '../support/arbitrum/child-node.js';
 import { installNodeInterface, nodeInterfaceBatch, removeNodeInterface, setNodeInterfaceBatches } from '../support/arbitrum/node-interface.js';
 import { isDeepStrictEqual } from 'node:util';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runCli } from '../support/cli.js';
 import { crashTarget, killHard, spawnIndexer } from '../support/crash-harness.js';
 import { isoTimestamp } from '../../src/api/views/block.js';
 import type { Database } from '../../src/db/client.js';
@@ -263,6 +265,23 @@ describe.each(engines)('Arbitrum settlement from a real parent chain on %s', (en
       }
     }
   });
+
+  it.runIf(engine === 'pglite')('`explorer index` with that setting: one line on stderr and exit 1 at start, before anything is indexed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'arbitrum-cli-'));
+    try {
+      const config = join(dir, 'config.json');
+      const rollup = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
+      writeFileSync(config, JSON.stringify({ chains: [{ chainId: CHILD_CHAIN_ID, rpcUrls: [proxy.url], arbitrum: { rollup, parentRpcUrls: [parent.url] } }] }));
+      const result = await runCli(['index', '--data-dir', join(dir, 'data')], { env: { EXPLORER_CONFIG: config }, timeoutMs: 90_000 });
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toMatch(
+        new RegExp(`^explorer: chain ${CHILD_CHAIN_ID}: ${rollup} on the parent chain \\(chain id \\d+\\) does not answer sequencerInbox\\(\\) and outbox\\(\\): not a rollup contract there\n$`),
+      );
+      expect(result.stdout).not.toMatch(/"msg":"indexing"/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it('every child block\'s nine fields equal what the two chains say, as batches and confirmations arrive', async () => {
     await withArbitrumIndex(engine, proxy.url, settlement, async ({ db, api, running }) => {

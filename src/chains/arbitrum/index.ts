@@ -14,7 +14,7 @@ import { parseQuantity, toSafeNumber } from '../../rpc/quantity.js';
 import { lowerHex } from '../../evm/hex.js';
 import { ArbitrumBlockObject } from './schema.js';
 import { parentTransaction, settlementSql, settlementStatus, type StoredSettlement } from './settlement.js';
-import { ArbitrumFollower } from './follower.js';
+import { ArbitrumFollower, connectParent } from './follower.js';
 import { SealedBatchFinder } from './sealed-batches.js';
 
 /** The header fields, as stored (the wire's names). */
@@ -66,6 +66,22 @@ export const arbitrum = {
   blockView,
   blockSchema: ArbitrumBlockObject,
   readSql: settlementSql,
+  // the rollup and the parent's chain id, as the follower checks them, so that a wrong setting
+  // is the start's error line rather than a fatal log line later; a parent out of reach now is
+  // the follower's to wait for
+  checkAtStart: async ({ db, chain, rpc, logger, createRpc }, signal) => {
+    const settlement = chain.arbitrum;
+    if (!settlement) return;
+    const parent = createRpc(settlement.parentRpcUrls);
+    try {
+      await connectParent({ db, chainId: chain.chainId, settlement, parent, child: rpc, logger, pollIntervalMs: chain.pollIntervalMs }, signal);
+    } catch (error) {
+      if (!signal.aborted) throw error;
+      logger.warn({ chainId: chain.chainId, task: 'arbitrum-settlement' }, 'parent chain not reached at start: its settings are checked once it answers');
+    } finally {
+      parent.close();
+    }
+  },
   // a chain configured with `arbitrum` follows its parent chain
   backgroundTask: ({ db, chain, rpc, logger, createRpc }) => {
     const settlement = chain.arbitrum;

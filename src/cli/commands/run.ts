@@ -20,6 +20,9 @@ const apiRole: Role = async (rt) => {
   return () => app.close();
 };
 
+/** How long a chain kind's start-up check waits for its other nodes (a parent chain's) before leaving them to the indexer. */
+const KIND_CHECK_WAIT_MS = 15_000;
+
 /**
  * Checks every chain's endpoint serves the chain id it was configured with before anything
  * starts, then runs the pipelines. A pipeline that dies takes the process down (non-zero exit)
@@ -30,15 +33,17 @@ const indexerRole: Role = async (rt) => {
     rt.logger.warn('no --chain given: nothing to index');
     return async () => undefined;
   }
-  const [{ verifyChainId }, { chainRpcClient }, { startIndexers }] = await Promise.all([
+  const [{ verifyChainId }, { chainRpcClient, otherNodesRpc }, { startIndexers }, { checkChainKindsAtStart }] = await Promise.all([
     import('../../indexer/chain-identity.js'),
     import('../../indexer/chain-rpc.js'),
     import('../../indexer/run.js'),
+    import('../../chains/index.js'),
   ]);
   for (const chain of rt.config.chains) {
     const rpc = chainRpcClient(chain, rt.logger);
     try {
       await verifyChainId(rpc, chain.chainId);
+      await checkChainKindsAtStart({ db: rt.db, chain, rpc, logger: rt.logger, createRpc: otherNodesRpc(chain, rt.logger) }, KIND_CHECK_WAIT_MS);
     } finally {
       rpc.close();
     }
