@@ -15,7 +15,7 @@ export function chainRpcClient(chain: ChainConfig, logger: RpcLogger, overrides:
 }
 
 /** `logger` with `fields` on every line: a parent chain's RPC faults must not read as the chain's own node's. */
-export function labelledRpcLogger(logger: RpcLogger, fields: Record<string, unknown>): RpcLogger {
+function labelledRpcLogger(logger: RpcLogger, fields: Record<string, unknown>): RpcLogger {
   return {
     warn: (obj, msg) => logger.warn({ ...obj, ...fields }, msg),
     info: (obj, msg) => logger.info({ ...obj, ...fields }, msg),

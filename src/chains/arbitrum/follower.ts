@@ -73,7 +73,7 @@ async function readAddress(rpc: RpcClient, to: Hex, functionName: 'sequencerInbo
  * from the rollup.
  */
 export async function connectParent(
-  options: FollowerOptions,
+  options: Pick<FollowerOptions, 'db' | 'chainId' | 'settlement' | 'parent'>,
   signal: AbortSignal,
 ): Promise<{ sequencerInbox: Hex; outbox: Hex; parentChainId: number }> {
   const { parent, settlement, chainId } = options;

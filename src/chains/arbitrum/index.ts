@@ -69,12 +69,12 @@ export const arbitrum = {
   // the rollup and the parent's chain id, as the follower checks them, so that a wrong setting
   // is the start's error line rather than a fatal log line later; a parent out of reach now is
   // the follower's to wait for
-  checkAtStart: async ({ db, chain, rpc, logger, createRpc }, signal) => {
+  checkAtStart: async ({ db, chain, logger, createRpc }, signal) => {
     const settlement = chain.arbitrum;
     if (!settlement) return;
     const parent = createRpc(settlement.parentRpcUrls);
     try {
-      await connectParent({ db, chainId: chain.chainId, settlement, parent, child: rpc, logger, pollIntervalMs: chain.pollIntervalMs }, signal);
+      await connectParent({ db, chainId: chain.chainId, settlement, parent }, signal);
     } catch (error) {
       if (!signal.aborted) throw error;
       logger.warn({ chainId: chain.chainId, task: 'arbitrum-settlement' }, 'parent chain not reached at start: its settings are checked once it answers');
