@@ -186,7 +186,9 @@ describe('fault proxy', () => {
     const kindsSeen = FAULT_KINDS.filter((k) => a.stats[k] > 0);
     expect(kindsSeen.length).toBeGreaterThanOrEqual(5);
     const b = await run();
-    expect(b.stats).toEqual(a.stats);
+    // the seed fixes the draws; how many calls fell in one second is the machine's (88 or 100 seen)
+    const draws = (stats: typeof a.stats) => ({ ...stats, maxCallsPerSecond: undefined });
+    expect(draws(b.stats)).toEqual(draws(a.stats));
   });
 
   it('pause() turns it into a pure pass-through; resume() restores the rate', async () => {
