@@ -31,7 +31,7 @@ import { tokenRoute } from './routes/token.js';
 import { webRoute } from './routes/web.js';
 import { addressRoutes } from './routes/address.js';
 import { chainInfoRoutes } from './routes/chain-info.js';
-import { adminLabelsRoutes } from './routes/admin-labels.js';
+import { adminRoutes } from './routes/admin.js';
 import { accountRoutes } from './routes/account.js';
 import { AccountIndex, privateAddressData } from './account/private-data.js';
 import { loggedUrl, logSerializers } from './redact.js';
@@ -122,8 +122,8 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     reply.type(metrics.contentType).send(await metrics.metrics()),
   );
 
-  // The operator's scope: admin keys only, never an API key (routes/admin-labels.ts).
-  await adminLabelsRoutes(app, options.db, {
+  // The operator's scope: admin keys only, never an API key (routes/admin.ts).
+  await adminRoutes(app, options.db, {
     adminKeys: options.api.adminKeys,
     defaultLimit: options.api.defaultRateLimit,
     redis: options.redis ?? null,

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { parseKind, text, type Kind } from '../config/setting.js';
 import { chainId } from '../config/settings.js';
 import type { Hex } from '../db/rows.js';
+import { KEY_NAME_MAX_LENGTH } from '../db/queries/api-keys.js';
 
 /** A commander argument parser from a setting kind: a bad value is commander's usage error. */
 export function argument<T>(kind: Kind<T>): (value: string) => T {
@@ -23,7 +24,7 @@ export const keyIdArgument = argument<number>({
   toValue: (v: number) => v,
 });
 
-export const keyNameArgument = argument(text({ maxLength: 200, errorMessage: 'a name of 1 to 200 characters' }));
+export const keyNameArgument = argument(text({ maxLength: KEY_NAME_MAX_LENGTH, errorMessage: `a name of 1 to ${KEY_NAME_MAX_LENGTH} characters` }));
 
 /** An address, lowercased. */
 export function addressArgument(value: string): Hex {

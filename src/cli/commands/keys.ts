@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { createApiKey, listApiKeys, revokeApiKey } from '../../db/queries/api-keys.js';
+import { createApiKey, KEY_RATE_LIMIT_MAX, listApiKeys, revokeApiKey } from '../../db/queries/api-keys.js';
 import { withRuntime, commonOptions } from '../with-runtime.js';
 import { keyIdArgument, keyNameArgument } from '../arguments.js';
 
@@ -7,7 +7,7 @@ import { keyIdArgument, keyNameArgument } from '../arguments.js';
 export function parseRateLimit(value: string): number {
   const match = /^(\d+)(?:\/s)?$/.exec(value.trim());
   const n = match ? Number(match[1]) : NaN;
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected requests per second, e.g. 25/s');
+  if (!Number.isInteger(n) || n < 1 || n > KEY_RATE_LIMIT_MAX) throw new InvalidArgumentError(`expected requests per second, 1 to ${KEY_RATE_LIMIT_MAX}, e.g. 25/s`);
   return n;
 }
 

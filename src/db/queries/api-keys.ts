@@ -1,6 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Queryable } from '../client.js';
 
+/** A key's own fields' bounds, for `explorer keys create` and the admin API alike. */
+export const KEY_NAME_MAX_LENGTH = 200;
+/** requests per second a key may be given (the column is an integer) */
+export const KEY_RATE_LIMIT_MAX = 1_000_000;
+
 export interface ApiKeyRecord {
   id: number;
   name: string;
@@ -29,9 +34,12 @@ export async function createApiKey(
   return { key, record: toRecord(rows[0]!) };
 }
 
-export async function listApiKeys(db: Queryable): Promise<ApiKeyRecord[]> {
+/** The keys in id order: all of them, or `limit` after the id `afterId`. */
+export async function listApiKeys(db: Queryable, page: { afterId?: number; limit?: number } = {}): Promise<ApiKeyRecord[]> {
   const rows = await db.query<KeyColumns>(
-    'SELECT id::text, name, prefix, rate_limit, created_at, revoked_at FROM api_keys ORDER BY id',
+    `SELECT id::text, name, prefix, rate_limit, created_at, revoked_at FROM api_keys
+     WHERE id > $1 ORDER BY id LIMIT $2`,
+    [page.afterId ?? 0, page.limit ?? null],
   );
   return rows.map(toRecord);
 }
