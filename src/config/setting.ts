@@ -82,7 +82,18 @@ function closest(key: string, known: readonly string[]): string | null {
  * `<path>: unknown key` (with the closest known one). Null when the value is valid.
  */
 export function problem(schema: TSchema, value: unknown, options: { secret?: boolean | ((path: string) => boolean) } = {}): string | null {
-  const error = Value.Errors(schema, value).First();
+  // An unknown key comes first: a misspelled key is usually why a required one is missing too
+  // ("parentRpcUrl" for "parentRpcUrls"), and only the unknown key's message says so.
+  let error;
+  let seen = 0;
+  for (const e of Value.Errors(schema, value)) {
+    error ??= e;
+    if (e.type === ValueErrorType.ObjectAdditionalProperties) {
+      error = e;
+      break;
+    }
+    if (++seen === 100) break;
+  }
   if (!error) return null;
   const path = error.path.replace(/^\//, '');
   if (error.type === ValueErrorType.ObjectAdditionalProperties) {

@@ -196,6 +196,9 @@ describe('settings: bad values are errors that name the setting', () => {
   it('a typo in the config file names the key and the closest one', () => {
     expect(bad({ rateLimt: 5 })).toThrow(new ConfigError(`config file ${join(dir, 'bad.json')}: rateLimt: unknown key (did you mean rateLimit?)`));
     expect(bad({ chains: [{ ...FILE_CHAIN, reorgWindw: 5 }] })).toThrow(/chains\/0\/reorgWindw: unknown key \(did you mean reorgWindow\?\)/);
+    // a misspelled required key is named as the typo, not only as the key now missing
+    const arbitrum = { rollup: '0x5eF0D09d1E6204141B4d37530808eD19f60FBa35', parentRpcUrl: 'http://parent.example' };
+    expect(bad({ chains: [{ ...FILE_CHAIN, arbitrum }] })).toThrow(/chains\/0\/arbitrum\/parentRpcUrl: unknown key \(did you mean parentRpcUrls\?\)/);
   });
 
   it('a wrong type or range names the key and what is expected', () => {
