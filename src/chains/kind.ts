@@ -17,6 +17,7 @@ import type { RpcClient } from '../rpc/client.js';
 import type { Database } from '../db/client.js';
 import type { ChainConfig } from '../config/config.js';
 import type { Logger } from '../indexer/reorg.js';
+import type { IndexerMetrics } from '../indexer/metrics.js';
 
 /** What a kind's background task gets: the chain, its node's client, a way to make others. */
 export interface KindTaskContext {
@@ -26,6 +27,8 @@ export interface KindTaskContext {
   logger: Logger;
   /** a client with the chain's retry policy for other nodes (a parent chain's); closed by the caller */
   createRpc(urls: readonly string[]): RpcClient;
+  /** the process's Prometheus series, when it serves them */
+  metrics?: IndexerMetrics;
 }
 
 export type StoredChainFields = Readonly<Record<string, unknown>>;

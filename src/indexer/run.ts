@@ -60,6 +60,7 @@ export function startIndexers(db: Database, chains: readonly ChainConfig[], logg
       // the parent's nodes get the chain's RPC budget (in flight, batch size, calls per second)
       // too; their log lines say whose they are
       createRpc: otherNodesRpc(chain, logger, { ...options.rpc, signal }),
+      ...(options.metrics ? { metrics: options.metrics } : {}),
     });
     const enrichment = options.enrichment ?? {};
     await Promise.all([

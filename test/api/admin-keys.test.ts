@@ -52,7 +52,7 @@ describe.each(await availableEngines())('API keys through the admin API on %s', 
       expect(body.items.length).toBeLessThanOrEqual(2);
       seen.push(...body.items);
       if (body.next_page_params === null) break;
-      query = new URLSearchParams(Object.entries(body.next_page_params).map(([k, v]) => [k, String(v)])).toString();
+      query = new URLSearchParams(Object.entries(body.next_page_params).map(([k, v]): [string, string] => [k, String(v)])).toString();
     }
     expect(seen.map((k) => k.id)).toEqual(ids);
     for (const k of seen) expect(Object.keys(k).sort()).toEqual(['created_at', 'id', 'name', 'prefix', 'rate_limit', 'revoked_at']);

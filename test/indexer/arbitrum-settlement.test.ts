@@ -27,6 +27,7 @@ import { crashTarget, killHard, spawnIndexer } from '../support/crash-harness.js
 import { isoTimestamp } from '../../src/api/views/block.js';
 import type { Database } from '../../src/db/client.js';
 import type { ArbitrumSettlementConfig } from '../../src/chains/arbitrum/config.js';
+import { IndexerMetrics } from '../../src/indexer/metrics.js';
 
 const CHILD_CHAIN_ID = 412_346;
 const SHIFT = 1n;
@@ -177,8 +178,14 @@ async function expectAllBlocks(api: TestApi, parent: TestNode, child: TestNode, 
 }
 
 /** The child's pipeline, with the Arbitrum kind's task beside it as the service runs them (`startIndexers`). */
-function startArbitrumIndexer(db: Database, childUrl: string, settlement: ArbitrumSettlementConfig): Promise<RunningIndexer> {
-  return startIndexer(db, childUrl, { chain: { chainId: CHILD_CHAIN_ID, arbitrum: settlement } });
+function startArbitrumIndexer(db: Database, childUrl: string, settlement: ArbitrumSettlementConfig, metrics?: IndexerMetrics): Promise<RunningIndexer> {
+  return startIndexer(db, childUrl, { chain: { chainId: CHILD_CHAIN_ID, arbitrum: settlement }, ...(metrics ? { metrics } : {}) });
+}
+
+/** A chain's value of one of the indexer's Prometheus series, as /metrics would show it. */
+async function seriesValue(metrics: IndexerMetrics, name: string): Promise<number | undefined> {
+  const metric = await metrics.registry.getSingleMetric(name)?.get();
+  return metric?.values.find((v) => v.labels.chain_id === String(CHILD_CHAIN_ID))?.value;
 }
 
 /** A fresh database with the API and the Arbitrum indexer on it, for the length of `fn`. */
@@ -186,13 +193,14 @@ async function withArbitrumIndex(
   engine: Engine,
   childUrl: string,
   settlement: ArbitrumSettlementConfig,
-  fn: (index: { db: Database; api: TestApi; running: RunningIndexer }) => Promise<void>,
+  fn: (index: { db: Database; api: TestApi; running: RunningIndexer; metrics: IndexerMetrics }) => Promise<void>,
 ): Promise<void> {
   const { db, drop } = await freshDatabase(engine);
   const api = await startTestApi(engine, { db });
-  const running = await startArbitrumIndexer(db, childUrl, settlement);
+  const metrics = new IndexerMetrics();
+  const running = await startArbitrumIndexer(db, childUrl, settlement, metrics);
   try {
-    await fn({ db, api, running });
+    await fn({ db, api, running, metrics });
   } finally {
     await running.stop();
     await api.close();
@@ -284,7 +292,7 @@ describe.each(engines)('Arbitrum settlement from a real parent chain on %s', (en
   }, 120_000);
 
   it('every child block\'s nine fields equal what the two chains say, as batches and confirmations arrive', async () => {
-    await withArbitrumIndex(engine, proxy.url, settlement, async ({ db, api, running }) => {
+    await withArbitrumIndex(engine, proxy.url, settlement, async ({ db, api, running, metrics }) => {
       await running.caughtUp({ node: child.url });
       await followerCaughtUp(db, parent);
       let served = await expectAllBlocks(api, parent, child, posted, confirmed);
@@ -336,6 +344,11 @@ describe.each(engines)('Arbitrum settlement from a real parent chain on %s', (en
         200,
       );
       expect(shown).toMatchObject({ indexed_block: parentHead, lag: 0 });
+      // and /metrics, for alerts: the parent's head and the last parent block stored
+      expect(await seriesValue(metrics, 'explorer_parent_head_block')).toBe(parentHead);
+      expect(await seriesValue(metrics, 'explorer_parent_indexed_block')).toBe(parentHead);
+      expect(await seriesValue(metrics, 'explorer_parent_step_failures_total')).toBe(0);
+      expect(Date.now() / 1000 - (await seriesValue(metrics, 'explorer_parent_last_poll_timestamp_seconds'))!).toBeLessThan(30);
     });
   }, 240_000);
 
@@ -398,9 +411,16 @@ describe.each(engines)('Arbitrum settlement from a real parent chain on %s', (en
     const { db, drop } = await freshDatabase(engine);
     const api = await startTestApi(engine, { db });
     // nothing listens on port 9: every call to the parent fails and is retried, forever
-    const running = await startArbitrumIndexer(db, proxy.url, { ...settlement, parentRpcUrls: ['http://127.0.0.1:9'] });
+    const metrics = new IndexerMetrics();
+    const running = await startArbitrumIndexer(db, proxy.url, { ...settlement, parentRpcUrls: ['http://127.0.0.1:9'] }, metrics);
     try {
       await running.caughtUp({ node: child.url });
+      // an alert can tell: the parent never answered (its calls are retried inside the client,
+      // so no step fails as such)
+      for (const name of ['explorer_parent_last_poll_timestamp_seconds', 'explorer_parent_head_block', 'explorer_parent_indexed_block']) {
+        expect([name, await seriesValue(metrics, name)]).toEqual([name, undefined]);
+      }
+      expect(await seriesValue(metrics, 'explorer_parent_step_failures_total')).toBe(0);
       const res = await api.get(`/${CHILD_CHAIN_ID}/api/v2/blocks/3`);
       expect(res.status).toBe(200);
       const header = arbitrumHeader(3n);

@@ -14,6 +14,7 @@ import { ensureChain } from '../../src/db/queries/chains.js';
 import { indexedBlock } from '../../src/db/queries/progress.js';
 import { startIndexers, type IndexersOptions } from '../../src/indexer/run.js';
 import type { Logger } from '../../src/indexer/reorg.js';
+import type { IndexerMetrics } from '../../src/indexer/metrics.js';
 
 /** anvil's default chain id */
 export const DEVNET_CHAIN_ID = 31337;
@@ -87,6 +88,8 @@ export interface StartIndexerOptions {
   /** per HTTP exchange */
   timeoutMs?: number;
   logger?: CapturingLogger;
+  /** the series the indexers and the chain kinds' tasks set */
+  metrics?: IndexerMetrics;
 }
 
 export interface RunningIndexer {
@@ -116,6 +119,7 @@ export async function startIndexer(db: Database, urls: string | readonly string[
     rpc: { timeoutMs: options.timeoutMs ?? 10_000, retry: { baseDelayMs: 20, maxDelayMs: 500, urlCooldownMs: 1_000, ...options.retry } },
     indexer: options.indexer,
     enrichment: options.enrich ? { idleMs: 50 } : false,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
   });
   const done = handle.done;
   let finished = false;

@@ -21,6 +21,7 @@ import { classifyFailure } from '../../rpc/classify-failure.js';
 import { ConfigError } from '../../config/setting.js';
 import { lowerHex } from '../../evm/hex.js';
 import type { Logger } from '../../indexer/reorg.js';
+import type { IndexerMetrics } from '../../indexer/metrics.js';
 import { outboxEventsAbi, rollupAbi, sequencerInboxEventsAbi, BatchDataLocation } from './abi.js';
 import { batchDataContainer, decodeBatchCall } from './batch-data.js';
 import type { ArbitrumSettlementConfig } from './config.js';
@@ -43,6 +44,7 @@ export interface FollowerOptions {
   reorgDepth?: bigint;
   /** after a rollback has committed (batches and their ranges may be gone) */
   onRollBack?: () => void;
+  metrics?: IndexerMetrics;
 }
 
 /** A log of a mined block: what eth_getLogs over a block range returns. */
@@ -109,10 +111,16 @@ export class ArbitrumFollower {
   constructor(private readonly options: FollowerOptions) {
     this.maxRange = options.maxRange ?? 2_000n;
     this.reorgDepth = options.reorgDepth ?? 1_000n;
+    // from 0, so that a rate over it exists before the first failure
+    options.metrics?.parentStepFailures.inc(this.metricLabel, 0);
   }
 
   private get label() {
     return { chainId: this.options.chainId, task: 'arbitrum-settlement' };
+  }
+
+  private get metricLabel() {
+    return { chain_id: String(this.options.chainId) };
   }
 
   /** Until aborted; a configuration error (wrong parent chain, not a rollup) ends it. */
@@ -132,6 +140,7 @@ export class ArbitrumFollower {
       } catch (error) {
         if (signal.aborted) break;
         if (error instanceof ConfigError) throw error;
+        this.options.metrics?.parentStepFailures.inc(this.metricLabel);
         this.options.logger.error(
           { ...this.label, err: error instanceof Error ? error.message : String(error) },
           'parent chain step failed; retrying from the last committed parent block',
@@ -151,6 +160,8 @@ export class ArbitrumFollower {
       () => null, // a node without the tag: statuses stay as they are
     );
     await recordParentPoll(db, chainId, head, safe);
+    this.options.metrics?.parentHeadBlock.set(this.metricLabel, Number(head));
+    this.options.metrics?.parentPolledAt.set(this.metricLabel, Date.now() / 1000);
     const tip = (await parentState(db, chainId))?.tip ?? null;
     if (tip !== null && !(await this.stillCanonical(tip, signal))) {
       await this.rollBack(tip, signal);
@@ -183,6 +194,7 @@ export class ArbitrumFollower {
       await writeStep(tx, chainId, { batches, confirmations, reached });
       await pruneCheckpoints(tx, chainId, head - this.reorgDepth);
     });
+    this.options.metrics?.parentIndexedBlock.set(this.metricLabel, Number(to));
     if (batches.length + confirmations.length > 0) {
       this.options.logger.info({ ...this.label, parentBlock: to.toString(), batches: batches.length, confirmations: confirmations.length }, 'settlement data');
     }
@@ -212,6 +224,7 @@ export class ArbitrumFollower {
       below = candidates[candidates.length - 1]!.number - 1n;
     }
     await db.transaction((tx) => rollBackTo(tx, chainId, ancestor));
+    if (ancestor !== null) this.options.metrics?.parentIndexedBlock.set(this.metricLabel, Number(ancestor.number));
     this.options.onRollBack?.();
     this.options.logger.warn(
       { ...this.label, from: tip.number.toString(), to: ancestor === null ? 'start' : ancestor.number.toString() },

@@ -83,7 +83,7 @@ export const arbitrum = {
     }
   },
   // a chain configured with `arbitrum` follows its parent chain
-  backgroundTask: ({ db, chain, rpc, logger, createRpc }) => {
+  backgroundTask: ({ db, chain, rpc, logger, createRpc, metrics }) => {
     const settlement = chain.arbitrum;
     if (!settlement) return null;
     return async (signal) => {
@@ -96,6 +96,7 @@ export const arbitrum = {
           new ArbitrumFollower({
             db, chainId: chain.chainId, settlement, parent, child: rpc, logger, pollIntervalMs: chain.pollIntervalMs,
             onRollBack: () => sealed.rangesDropped(),
+            ...(metrics ? { metrics } : {}),
           }).run(signal),
           // needs the child node only: runs on while the parent is down
           sealed.run(signal),
