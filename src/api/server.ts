@@ -2,7 +2,8 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Redis } from 'ioredis';
-import { collectDefaultMetrics, Registry as MetricsRegistry } from 'prom-client';
+import { Registry as MetricsRegistry } from 'prom-client';
+import { withProcessMetrics } from './metrics-server.js';
 import type { Database } from '../db/client.js';
 import type { ApiConfig } from '../config/config.js';
 import { AddressObject } from './schemas/address.js';
@@ -117,7 +118,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   await webRoute(app, options.webRoot);
   app.get('/api/v2/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   const metrics = options.metrics ?? new MetricsRegistry();
-  collectDefaultMetrics({ register: metrics });
+  withProcessMetrics(metrics);
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) =>
     reply.type(metrics.contentType).send(await metrics.metrics()),
   );

@@ -68,6 +68,11 @@ export const rootSettings = {
     help: 'PostgreSQL instead of the embedded PGlite (same migrations, same queries)',
   }),
   logLevel: setting({ key: 'logLevel', env: 'LOG_LEVEL', default: 'info', ...choice(LOG_LEVELS), help: `log level: ${LOG_LEVELS.join(', ')}` }),
+  metricsPort: setting({
+    key: 'metricsPort', flag: '--metrics-port <port>', flagScope: 'indexer', env: 'EXPLORER_METRICS_PORT', default: null, defaultText: 'none',
+    ...optional(integer(1, 65_535)),
+    help: 'also serve /metrics on this port, on `host`: how `explorer index`, which has no API port, shows its series',
+  }),
 };
 
 /** The API server. */

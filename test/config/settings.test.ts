@@ -48,6 +48,7 @@ const SAMPLES: Record<string, Sample> = {
     expect: { env: 'postgres://env/db', file: 'postgres://file/db', none: null }, read: (c) => c.databaseUrl,
   },
   logLevel: { env: 'debug', file: 'warn', expect: { env: 'debug', file: 'warn', none: 'info' }, read: (c) => c.logLevel },
+  metricsPort: { flag: '9101', env: '9102', file: 9103, expect: { flag: 9101, env: 9102, file: 9103, none: null }, read: (c) => c.metricsPort },
   chains: {
     flag: '7=http://flag.example',
     env: '8=http://env.example|http://env2.example',

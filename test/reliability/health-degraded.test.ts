@@ -10,7 +10,8 @@ import type { Database } from '../../src/db/client.js';
 import { buildServer } from '../../src/api/server.js';
 import { startTestNode, type TestNode } from '../support/anvil.js';
 import { apiConfig } from '../support/api.js';
-import { startApiProcess } from '../support/api-process.js';
+import { freePort, startApiProcess } from '../support/api-process.js';
+import { indexedBlock } from '../../src/db/queries/progress.js';
 import { startCli } from '../support/cli.js';
 import { availableEngines, freshDatabase, postgresAvailable, type Engine } from '../support/databases.js';
 import { DEVNET_CHAIN_ID, startIndexer, waitFor } from '../support/indexer-harness.js';
@@ -111,7 +112,8 @@ describe.runIf(await postgresAvailable())('/health follows a failing indexer, `e
     const { node, proxy, fresh } = rig();
     await node.mine(5);
     const env = { DATABASE_URL: fresh.url!, EXPLORER_POLL_MS: '100' };
-    const indexer = startCli(['index', '--chain', `${DEVNET_CHAIN_ID}=http://127.0.0.1:${proxy.port}`], { env });
+    const metricsPort = await freePort();
+    const indexer = startCli(['index', '--chain', `${DEVNET_CHAIN_ID}=http://127.0.0.1:${proxy.port}`, '--metrics-port', String(metricsPort)], { env });
     const api = await startApiProcess({ ...env, EXPLORER_HEALTH_STALE_MS: String(STALE_MS) });
     try {
       const health = async () => {
@@ -121,6 +123,21 @@ describe.runIf(await postgresAvailable())('/health follows a failing indexer, `e
       await waitFor(async () => ((await health()).body.chains.length > 0 ? true : undefined), () => `the indexer to register its chain: ${indexer.stderr()}`, 60_000, 200);
       console.log(`health (separate processes): ${await degradeAndRecover(health, fresh.db, node, proxy)}`);
       expect(indexer.child.exitCode).toBeNull();
+      // the indexer process, which has no API, shows its series on --metrics-port: what it stored
+      // (read until both agree: a batch may commit between the two reads)
+      let series = '';
+      await waitFor(
+        async () => {
+          const stored = (await indexedBlock(fresh.db, DEVNET_CHAIN_ID))?.number;
+          series = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+          const shown = new RegExp(`^explorer_indexed_block\\{chain_id="${DEVNET_CHAIN_ID}"\\} (\\d+)$`, 'm').exec(series)?.[1];
+          return stored !== undefined && shown === String(stored) ? true : undefined;
+        },
+        () => `explorer_indexed_block on --metrics-port to show the stored block: ${series.slice(0, 2_000)}`,
+        10_000,
+        200,
+      );
+      expect(series).toMatch(/^process_cpu_user_seconds_total /m);
     } finally {
       await api.stop();
       await indexer.stop();

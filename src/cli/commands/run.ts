@@ -53,11 +53,19 @@ const indexerRole: Role = async (rt) => {
     rt.logger.fatal({ err: error }, 'indexer stopped');
     process.exit(1);
   });
-  return () => handle.stop();
+  const metricsPort = rt.config.metricsPort;
+  if (metricsPort === null) return () => handle.stop();
+  const { startMetricsServer } = await import('../../api/metrics-server.js');
+  const metrics = await startMetricsServer(rt.metrics.registry, rt.config.api.host, metricsPort);
+  rt.logger.info({ url: `http://${rt.config.api.host}:${metricsPort}/metrics` }, 'metrics listening');
+  return async () => {
+    await handle.stop();
+    await metrics.close();
+  };
 };
 
 /** Refuses at once a port another process listens on (the listen itself comes later, after the devnet and the migrations). */
-async function ensurePortFree(host: string, port: number): Promise<void> {
+async function ensurePortFree(host: string, port: number, flag = '--port'): Promise<void> {
   if (port === 0) return;
   const probe = createServer();
   try {
@@ -67,8 +75,8 @@ async function ensurePortFree(host: string, port: number): Promise<void> {
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') throw new ConfigError(`port ${port} on ${host} is in use by another process: stop it, or pick another with --port`);
-    if (code === 'EACCES') throw new ConfigError(`port ${port} on ${host}: permission denied (ports below 1024 need privileges): pick another with --port`);
+    if (code === 'EADDRINUSE') throw new ConfigError(`port ${port} on ${host} is in use by another process: stop it, or pick another with ${flag}`);
+    if (code === 'EACCES') throw new ConfigError(`port ${port} on ${host}: permission denied (ports below 1024 need privileges): pick another with ${flag}`);
     throw error;
   } finally {
     await new Promise<void>((resolve) => probe.close(() => resolve()));
@@ -83,6 +91,10 @@ export async function runRoles(flags: ConfigFlags, roles: Role[]): Promise<void>
   const config = loadConfig(flags);
   // a port taken is found before the database, the devnet and the backfill, not after them
   if (roles.includes(apiRole)) await ensurePortFree(config.api.host, config.api.port);
+  if (roles.includes(indexerRole) && config.metricsPort !== null) {
+    if (roles.includes(apiRole) && config.metricsPort === config.api.port) throw new ConfigError(`--metrics-port ${config.metricsPort} is the API's port, which serves /metrics already: pick another, or leave it out`);
+    await ensurePortFree(config.api.host, config.metricsPort, '--metrics-port');
+  }
   const { openRuntime } = await import('../runtime.js');
   const rt = await openRuntime(config);
   const stops: Array<() => Promise<void>> = [];

@@ -1,0 +1,20 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { collectDefaultMetrics, type Registry } from 'prom-client';
+
+/**
+ * `/metrics` alone, on a port of its own: for a process that indexes without serving the API
+ * (`explorer index --metrics-port`), whose series would otherwise be nowhere. In-memory text,
+ * no database: nothing a scrape, or anyone else, can make costly.
+ */
+export async function startMetricsServer(registry: Registry, host: string, port: number): Promise<FastifyInstance> {
+  withProcessMetrics(registry);
+  const app = Fastify({ logger: false });
+  app.get('/metrics', async (_request, reply) => reply.type(registry.contentType).send(await registry.metrics()));
+  await app.listen({ host, port });
+  return app;
+}
+
+/** Node's process series in `registry`, once: the API and the metrics port may share one. */
+export function withProcessMetrics(registry: Registry): void {
+  if (registry.getSingleMetric('process_cpu_user_seconds_total') === undefined) collectDefaultMetrics({ register: registry });
+}
