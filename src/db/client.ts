@@ -45,6 +45,19 @@ export interface Database extends Queryable {
    * statement runs on the event loop's thread, so no JS timer can interrupt it either.
    */
   withStatementTimeout?(statementTimeoutMs: number): Database;
+  /**
+   * PostgreSQL only: a connection of its own, outside the pool, for session state that must
+   * live as long as the process holds it (advisory locks: indexer/writer-lock.ts). PGlite's
+   * one process per data directory needs none.
+   */
+  openSession?(): Promise<Session>;
+}
+
+/** A connection of its own: its session's state goes when it closes, or when it is lost. */
+export interface Session extends Queryable {
+  /** rejects once the connection is lost (never after close) */
+  readonly lost: Promise<never>;
+  close(): Promise<void>;
 }
 
 /** Raised for any failure to reach or use the database; the API maps it to 503. */

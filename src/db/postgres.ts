@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Database, Queryable, QueryOptions } from './client.js';
+import type { Database, Queryable, QueryOptions, Session } from './client.js';
 import { classifyFailures } from './unavailable.js';
 import { withArrayLiterals } from './array-literal.js';
 
@@ -85,5 +85,32 @@ function postgresDatabase(url: string, poolSize: number, statementTimeoutMs: num
     },
     // a pool apart, so the indexer's long writes and the migrations keep no timeout
     withStatementTimeout: (ms) => postgresDatabase(url, poolSize, ms),
+    openSession: () => openSession(url),
+  };
+}
+
+async function openSession(url: string): Promise<Session> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000, keepAlive: true });
+  let closing = false;
+  let lose!: (error: Error) => void;
+  const lost = new Promise<never>((_resolve, reject) => (lose = reject));
+  // (a handled rejection: only those who await `lost` see it)
+  lost.catch(() => undefined);
+  const onGone = (error?: Error) => {
+    if (!closing) lose(error ?? new Error('the database connection closed'));
+  };
+  client.on('error', onGone);
+  client.on('end', () => onGone());
+  await classifyFailures(() => client.connect());
+  return {
+    lost,
+    async query<T>(text: string, params?: unknown[]) {
+      const result = await classifyFailures(() => client.query(text, withArrayLiterals(params)));
+      return result.rows as T[];
+    },
+    async close() {
+      closing = true;
+      await client.end().catch(() => undefined);
+    },
   };
 }

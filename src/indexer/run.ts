@@ -10,9 +10,14 @@ import type { IndexerMetrics } from './metrics.js';
 import { progressReporter } from './progress.js';
 import type { Logger } from './reorg.js';
 import { boundHeapGrowth } from './heap-growth.js';
+import { takeWriterLock, WriterLockLostError } from './writer-lock.js';
+import { recordIndexerFailure } from '../db/queries/indexer-status.js';
 
 export interface IndexerHandle {
-  /** settles when every chain's loop has ended (after stop), or rejects on the first fatal error */
+  /**
+   * settles when every chain's loop has ended (after stop); rejects when the process must end:
+   * a chain's writer lock was lost, or every chain has stopped on an error of its own
+   */
   done: Promise<void>;
   stop(): Promise<void>;
 }
@@ -39,8 +44,15 @@ export function startIndexers(db: Database, chains: readonly ChainConfig[], logg
   // every in-flight RPC call and wait listens on this one signal
   setMaxListeners(0, signal);
   const clients: RpcClient[] = [];
+  let stopped = 0;
   const loops = chains.map(async (chain) => {
-    const rpc = chainRpcClient(chain, logger, { ...options.rpc, signal });
+    const lock = await takeWriterLock(db, chain.chainId, logger, signal);
+    if (lock === null) return;
+    // the chain's loops stop with the process, or alone when the chain fails
+    const own = new AbortController();
+    const chainSignal = AbortSignal.any([signal, own.signal]);
+    setMaxListeners(0, chainSignal);
+    const rpc = chainRpcClient(chain, logger, { ...options.rpc, signal: chainSignal });
     clients.push(rpc);
     const indexer = new ChainIndexer({
       db,
@@ -59,18 +71,33 @@ export function startIndexers(db: Database, chains: readonly ChainConfig[], logg
       logger,
       // the parent's nodes get the chain's RPC budget (in flight, batch size, calls per second)
       // too; their log lines say whose they are
-      createRpc: otherNodesRpc(chain, logger, { ...options.rpc, signal }),
+      createRpc: otherNodesRpc(chain, logger, { ...options.rpc, signal: chainSignal }),
       ...(options.metrics ? { metrics: options.metrics } : {}),
     });
     const enrichment = options.enrichment ?? {};
-    await Promise.all([
-      indexer.run(signal),
-      enrichment && runEnrichment(db, rpc, chain.chainId, logger, signal, enrichment.idleMs),
-      ...tasks.map((task) => task(signal)),
-    ]);
+    const work = [
+      indexer.run(chainSignal),
+      enrichment && runEnrichment(db, rpc, chain.chainId, logger, chainSignal, enrichment.idleMs),
+      ...tasks.map((task) => task(chainSignal)),
+    ];
+    try {
+      await Promise.race([Promise.all(work), lock.lost]);
+    } catch (error) {
+      own.abort();
+      // nothing of the chain's may still write once its lock is released
+      await Promise.allSettled(work);
+      // a lost lock, or the last chain gone: the process ends (cli/commands/run.ts)
+      if (error instanceof WriterLockLostError || signal.aborted || ++stopped === chains.length) throw error;
+      // one chain's fault (a node reset to another chain, a setting its node refutes) stops that
+      // chain only: the others go on, /health and the log say which stopped and why
+      logger.error({ chainId: chain.chainId, err: error }, 'indexing of this chain stopped on an error it does not retry; the other chains go on');
+      await recordIndexerFailure(db, chain.chainId, 'stopped').catch(() => undefined);
+    } finally {
+      await lock.release();
+    }
   });
-  // a fatal error ends every loop: the service exits on it (cli/commands/run.ts), and whoever
-  // awaits `done` sees no loop of the failed pipeline still running
+  // a process-level fatal error ends every loop: the service exits on it (cli/commands/run.ts),
+  // and whoever awaits `done` sees no loop of the failed pipeline still running
   const done = Promise.all(loops).then(
     () => undefined,
     (error: unknown) => {

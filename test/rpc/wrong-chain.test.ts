@@ -12,7 +12,9 @@ import { createRpcClient, type RpcLogger } from '../../src/rpc/client.js';
 import { WrongChainError } from '../../src/rpc/errors.js';
 import { startTestNode, type TestNode } from '../support/anvil.js';
 import { freshDatabase } from '../support/databases.js';
-import { startIndexer } from '../support/indexer-harness.js';
+import { CapturingLogger, startIndexer, testChainConfig, waitFor } from '../support/indexer-harness.js';
+import { startIndexers } from '../../src/indexer/run.js';
+import { ensureChain, listChains } from '../../src/db/queries/chains.js';
 
 const CHAIN = 31337;
 const OTHER = 5;
@@ -107,6 +109,46 @@ describe('a node that shares not even the first indexed block', () => {
     } finally {
       await database.drop();
       await Promise.all([first.stop(), second.stop()]);
+    }
+  }, 60_000);
+
+  it('with other chains in the process, only the foreign one stops: the others go on, and the database says which stopped', async () => {
+    const first = await startTestNode();
+    const second = await startTestNode({ baseFee: 7 });
+    const other = await startTestNode({ chainId: OTHER });
+    const database = await freshDatabase('pglite');
+    const logger = new CapturingLogger();
+    try {
+      await first.mine(3);
+      await second.mine(5);
+      const before = await startIndexer(database.db, first.url);
+      await before.caughtUp();
+      await before.stop();
+      // chain 31337 now on a node reset to other blocks, chain 5 on a healthy node
+      const chains = [testChainConfig(second.url), testChainConfig(other.url, { chainId: OTHER })];
+      for (const c of chains) await ensureChain(database.db, c.chainId);
+      const handle = startIndexers(database.db, chains, logger, { rpc: { timeoutMs: 10_000, retry: { baseDelayMs: 20, maxDelayMs: 200 } }, enrichment: false });
+      let ended = false;
+      void handle.done.then(
+        () => (ended = true),
+        () => (ended = true),
+      );
+      const indexedOf = async (chainId: number) => (await indexedBlock(database.db, chainId))?.number ?? null;
+      await waitFor(async () => logger.entries.find((e) => e.msg.startsWith('indexing of this chain stopped')), () => 'the foreign chain to stop', 30_000, 100);
+      // the other chain follows its node's new blocks after that
+      await other.mine(4);
+      const head = await other.public.getBlockNumber();
+      await waitFor(async () => ((await indexedOf(OTHER)) === head ? true : undefined), () => `chain ${OTHER} to reach ${head}`, 30_000, 100);
+      expect(ended).toBe(false);
+      const stopped = logger.entries.find((e) => e.msg.startsWith('indexing of this chain stopped'))!;
+      expect(stopped.obj.chainId).toBe(CHAIN);
+      const status = (await listChains(database.db)).find((c) => c.chainId === CHAIN)!;
+      expect([status.failure, status.failingSince === null]).toEqual(['stopped', false]);
+      expect(await indexedOf(CHAIN)).toBe(3n);
+      await handle.stop();
+    } finally {
+      await database.drop();
+      await Promise.all([first.stop(), second.stop(), other.stop()]);
     }
   }, 60_000);
 });

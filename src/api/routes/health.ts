@@ -16,6 +16,7 @@ const FAILURES: Record<string, string> = {
   rpc: 'the RPC node failed',
   database: 'the database failed',
   internal: 'an internal error (see the indexer log)',
+  stopped: 'the indexer stopped on an error it does not retry (see its log); the other chains go on',
 };
 
 const asNumber = (v: bigint | null) => (v === null ? null : Number(v));

@@ -25,8 +25,9 @@ const KIND_CHECK_WAIT_MS = 15_000;
 
 /**
  * Checks every chain's endpoint serves the chain id it was configured with before anything
- * starts, then runs the pipelines. A pipeline that dies takes the process down (non-zero exit)
- * so a supervisor restarts it; transient faults never get that far.
+ * starts, then runs the pipelines. A chain whose pipeline dies stops alone while others run
+ * (indexer/run.ts); when none is left, or a writer lock is lost, the process exits non-zero so a
+ * supervisor restarts it. Transient faults never get that far.
  */
 const indexerRole: Role = async (rt) => {
   if (rt.config.chains.length === 0) {
@@ -51,6 +52,8 @@ const indexerRole: Role = async (rt) => {
   const handle = startIndexers(rt.db, rt.config.chains, rt.logger.child({ role: 'indexer' }), { metrics: rt.metrics });
   handle.done.catch((error: unknown) => {
     rt.logger.fatal({ err: error }, 'indexer stopped');
+    // the log may go to a collector; an operator at the terminal reads stderr
+    process.stderr.write(`explorer: indexing stopped: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);
   });
   const metricsPort = rt.config.metricsPort;

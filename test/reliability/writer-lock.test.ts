@@ -1,0 +1,65 @@
+/**
+ * One writer per chain on PostgreSQL: a second `explorer index` of the same chain into the same
+ * database (an overlapping rolling deploy) waits for the first instead of applying every block's
+ * balance changes a second time, and takes over when the first dies (here: SIGKILL mid-backfill).
+ * The database must then equal the node. Without the lock this ended with a third of the
+ * balances wrong (outside review).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestNode, type TestNode } from '../support/anvil.js';
+import {
+  buildCrashChain, compareWithNode, crashTarget, describeReport, isPipelineStart, killHard, mismatchCount, spawnIndexer,
+  type CrashChain, type IndexerProcess, type LogLine,
+} from '../support/crash-harness.js';
+import { postgresAvailable } from '../support/databases.js';
+
+const CHAIN_ID = 31337;
+const WAITING = 'another process is indexing this chain into this database: waiting for it to stop (one writer per chain)';
+const committed = (l: LogLine) => l.msg === 'batch committed';
+
+describe.runIf(await postgresAvailable())('two `explorer index` processes on one chain and one PostgreSQL', () => {
+  let node: TestNode;
+  let chain: CrashChain;
+
+  beforeAll(async () => {
+    node = await startTestNode();
+    chain = await buildCrashChain(node, {
+      bulk: { transfers: 3_000, tokens: 2, holders: 300, transfersPerTx: 20, txsPerBlock: 2, seed: 'writer-lock' },
+      miners: 2,
+      emptyBlocks: 200,
+      seed: 'writer-lock',
+    });
+  }, 300_000);
+  afterAll(async () => {
+    await node?.stop();
+  });
+
+  it('the second waits while the first writes, takes over when it is killed, and the database equals the node', async () => {
+    const target = await crashTarget('postgres');
+    const spawn = () => spawnIndexer({ chainId: CHAIN_ID, rpcUrl: node.url, dataDir: target.dataDir, databaseUrl: target.databaseUrl, env: { LOG_LEVEL: 'debug' } });
+    const first = spawn();
+    let second: IndexerProcess | null = null;
+    try {
+      await first.waitForLog(committed, 120_000);
+      second = spawn();
+      await second.waitForLog((l) => l.msg === WAITING, 60_000);
+      // a moment of both running: the first goes on, the second writes nothing
+      await new Promise((r) => setTimeout(r, 3_000));
+      expect(second.logs.filter(committed)).toEqual([]);
+      expect(first.child.exitCode).toBeNull();
+      const killedAt = Date.now();
+      expect((await killHard(first)).signal).toBe('SIGKILL');
+      await second.waitForLog((l) => l.msg === 'the other writer of this chain stopped: indexing', 60_000);
+      await second.waitForLog((l) => (committed(l) && BigInt(String(l.indexed)) >= chain.head) || (isPipelineStart(l) && BigInt(String(l.from)) > chain.head), 180_000);
+      expect(second.logs.filter(committed).every((l) => Number(l.time) >= killedAt)).toBe(true);
+      const report = (await target.inspect((db) => compareWithNode(db, { url: node.url, chainId: CHAIN_ID, holdings: chain.holdings, balanceOfTokens: chain.balanceOfTokens })))!;
+      console.log(`two writers, one chain: ${describeReport(report)}`);
+      expect(mismatchCount(report), describeReport(report)).toBe(0);
+      expect(report.indexedBlock).toBeGreaterThanOrEqual(chain.head);
+    } finally {
+      await killHard(first).catch(() => undefined);
+      if (second) await killHard(second).catch(() => undefined);
+      await target.drop();
+    }
+  }, 600_000);
+});
