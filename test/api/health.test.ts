@@ -61,6 +61,46 @@ describe.each(await availableEngines())('/health (%s)', (engine) => {
     expect((await health()).status).toBe(200);
   });
 
+  it('?chain_id= judges only the chains listed: one chain failing takes out only its own probes', async () => {
+    await recordIndexerFailure(fresh.db, 10, 'rpc');
+    try {
+      const app = await buildServer({ db, api: apiConfig({ healthMaxLag: 100, healthStaleMs: 60_000 }) });
+      try {
+        const probe = async (query: string) => {
+          const res = await app.inject({ url: `/health${query}` });
+          return { status: res.statusCode, body: res.json() };
+        };
+        const one = await probe('?chain_id=1');
+        expect([one.status, one.body.status, one.body.chains.map((c: any) => c.chain_id)]).toEqual([200, 'ok', [1]]);
+        const both = await probe('?chain_id=1,10');
+        expect([both.status, both.body.chains.map((c: any) => [c.chain_id, c.status])]).toEqual([503, [[1, 'ok'], [10, 'degraded']]]);
+        expect((await probe('')).status).toBe(503);
+        // a chain this database does not index is no chain to send traffic for
+        const unknown = await probe('?chain_id=1,777');
+        expect([unknown.status, chain(unknown.body, 777)?.reasons]).toEqual([503, ['this chain is not indexed in this database']]);
+        for (const bad of ['abc', '0', '1,,2', '-1', '1'.repeat(16)]) expect([bad, (await probe(`?chain_id=${bad}`)).status]).toEqual([bad, 422]);
+        // a probe's own parameters are no error
+        expect((await probe('?chain_id=1&_=123')).status).toBe(200);
+      } finally {
+        await app.close();
+      }
+    } finally {
+      await clearIndexerFailure(fresh.db, 10);
+    }
+  });
+
+  it('no chain indexed at all (a reader started before its writer ever ran): 503 saying so', async () => {
+    const empty = await freshDatabase(engine);
+    const app = await buildServer({ db: empty.db, api: apiConfig() });
+    try {
+      const res = await app.inject({ url: '/health' });
+      expect([res.statusCode, res.json()]).toEqual([503, { status: 'degraded', reasons: ['no chain is indexed in this database yet'], chains: [] }]);
+    } finally {
+      await app.close();
+      await empty.drop();
+    }
+  });
+
   it('lag past the threshold: 503; 0 turns the check off', async () => {
     await setHeadBlock(fresh.db, 1, 700n);
     const behind = await health({ healthMaxLag: 150 });

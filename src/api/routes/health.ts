@@ -3,7 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import type { Registry } from '../registry.js';
 import type { ChainStatus } from '../../db/queries/chains.js';
 import { isConnectionFailure } from '../../db/unavailable.js';
-import { ChainHealth, Health, type HealthBody } from '../schemas/health.js';
+import { ChainHealth, Health, HealthQuery, chainIdsOf, type HealthBody } from '../schemas/health.js';
 
 export interface HealthThresholds {
   /** blocks behind the node before a chain is degraded; 0: never */
@@ -72,6 +72,30 @@ export function chainHealth(c: ChainStatus, limits: HealthThresholds, now = Date
 /** How long one answer is reused: polled by load balancers and anyone else, without a key. */
 const CACHE_MS = 1_000;
 
+/** The chains a request asks about: every chain, or the listed ones (each a degraded entry when this database has none). */
+function narrowed(health: HealthBody, chainIds: readonly number[] | null): HealthBody {
+  if (health.status === 'unavailable') return health;
+  let chains = health.chains;
+  const reasons: string[] = [];
+  if (chainIds !== null) {
+    chains = chainIds.map((id) => chains.find((c) => c.chain_id === id) ?? missingChain(id));
+  } else if (chains.length === 0) {
+    reasons.push('no chain is indexed in this database yet');
+  }
+  return { status: reasons.length > 0 || chains.some((c) => c.status !== 'ok') ? 'degraded' : 'ok', reasons, chains };
+}
+
+const missingChain = (chainId: number): Static<typeof ChainHealth> => ({
+  chain_id: chainId,
+  status: 'degraded',
+  indexed_block: null,
+  head_block: null,
+  lag: null,
+  polled_at: null,
+  reasons: ['this chain is not indexed in this database'],
+  backfilling: false,
+});
+
 /**
  * Outside the keyed scope: load balancers and operators poll it. 200 when every chain is
  * served as it should be; 503 when one is degraded (its indexer failing, silent or too far
@@ -92,23 +116,25 @@ export function healthRoute(app: FastifyInstance, registry: Registry, limits: He
     const health = chains.map((c) => chainHealth(c, limits, now));
     return { status: health.some((c) => c.status !== 'ok') ? 'degraded' : 'ok', reasons: [], chains: health };
   };
-  app.get(
+  app.get<{ Querystring: HealthQuery }>(
     '/health',
     {
       schema: {
         summary: 'Service and indexing status',
-        description: '200 when every chain is served as it should be; 503 when one is degraded or the database cannot be reached.',
+        description:
+          '200 when every chain (or every chain of `chain_id`) is served as it should be; 503 when one is degraded, when the database cannot be reached, or when no chain is indexed yet.',
         tags: ['service'],
+        querystring: HealthQuery,
         response: { 200: Health, 503: Health },
       },
     },
-    async (_request, reply) => {
+    async (request, reply) => {
       if (cached === null || Date.now() - cached.at >= CACHE_MS) {
         const answer = evaluate();
         cached = { at: Date.now(), answer };
         answer.catch(() => (cached = null));
       }
-      const health = await cached.answer;
+      const health = narrowed(await cached.answer, chainIdsOf(request.query.chain_id));
       return reply.code(health.status === 'ok' ? 200 : 503).send(health);
     },
   );

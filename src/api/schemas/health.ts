@@ -38,3 +38,19 @@ export const Health = Type.Object({
   chains: Type.Array(ChainHealth),
 });
 export type HealthBody = Static<typeof Health>;
+
+/** A load balancer per chain (or per group of chains) asks about those only. */
+export const HealthQuery = Type.Object(
+  {
+    chain_id: Type.Optional(
+      Type.String({
+        pattern: '^[1-9][0-9]{0,14}(,[1-9][0-9]{0,14}){0,63}$',
+        description: 'only these chains, comma-separated (up to 64): 200 when each is served as it should be, 503 otherwise (a chain this database does not index included)',
+      }),
+    ),
+  },
+  // (other parameters are ignored: probes add their own)
+);
+export type HealthQuery = Static<typeof HealthQuery>;
+
+export const chainIdsOf = (list: string | undefined): number[] | null => (list === undefined ? null : [...new Set(list.split(',').map(Number))]);
