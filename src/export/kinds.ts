@@ -55,6 +55,8 @@ export const holdersKind: ExportKind<HolderItem, HoldersPageParams> = {
       items_count: itemsCount,
       value,
       ...(tokenId && speaksTokenId ? { token_id: tokenId } : {}),
+      // the snapshot's block as the server pinned it: a reorg since is refused, not mixed in
+      ...(previous?.block_number !== undefined && previous.block_hash !== undefined ? { block_number: previous.block_number, block_hash: previous.block_hash } : {}),
       ...withKey(key),
     };
   },

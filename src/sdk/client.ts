@@ -74,13 +74,18 @@ export function createExplorerClient(options: ExplorerClientOptions): ExplorerCl
 
   const blockQuery = (blockNumber: number | bigint | undefined) => (blockNumber === undefined ? undefined : blockNumber.toString());
   // the first page names the block; next_page_params carries it on from there
-  const holdersAt = (chainId: number | string, token: string, options: HoldersOptions, after: HoldersPageParams | undefined) =>
-    http.get<HoldersPage>(
+  const holdersAt = (chainId: number | string, token: string, options: HoldersOptions, after: HoldersPageParams | undefined) => {
+    // a position is of one snapshot: asked at another block it would serve its own, silently
+    if (options.blockNumber !== undefined && after?.block_number !== undefined && BigInt(after.block_number) !== BigInt(options.blockNumber)) {
+      return Promise.reject(new TypeError(`after is a position in the holders at block ${after.block_number}, not at blockNumber ${options.blockNumber}`));
+    }
+    return http.get<HoldersPage>(
       chainId,
       `/tokens/${segment(token)}/holders`,
       { block_number: blockQuery(options.blockNumber), ...pageQuery(options, after) },
       options.signal,
     );
+  };
   const blocksAt = (
     chainId: number | string,
     address: string,

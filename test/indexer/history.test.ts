@@ -16,6 +16,7 @@ import { startTestNode, type TestNode } from '../support/anvil.js';
 import { availableEngines, freshDatabase } from '../support/databases.js';
 import { DEVNET_CHAIN_ID as CHAIN, startIndexer, type RunningIndexer } from '../support/indexer-harness.js';
 import { sortedEntries, truthClient } from '../support/ground-truth.js';
+import { startTestApi } from '../support/api.js';
 import { buildHistoryChain, servedAt, spreadBlocks, totalSupplyAt, truthAt, type HistoryChain } from '../support/history-truth.js';
 
 describe.each(await availableEngines())('balance history on %s', (engine) => {
@@ -76,6 +77,13 @@ describe.each(await availableEngines())('balance history on %s', (engine) => {
     const at = base + 2n;
     const before = await servedAt(database.db, at);
     expect(sortedEntries(before.balances)).toEqual(sortedEntries((await truthAt(truth, at)).balances));
+    // a client paging that snapshot through the API: the next page's position pins the block's hash
+    const api = await startTestApi(engine, { db: database.db });
+    const holdersPath = `/${CHAIN}/api/v2/tokens/${chain.scenario.erc20}/holders`;
+    const firstPage = await api.get(holdersPath, { block_number: Number(at), items_count: 1 });
+    expect(firstPage.status).toBe(200);
+    const pinned = firstPage.body.next_page_params;
+    expect(pinned).toMatchObject({ block_number: Number(at), block_hash: (await node.public.getBlock({ blockNumber: at })).hash });
 
     expect(await node.revert(saved)).toBe(true);
     await generateActivity(node, chain.scenario, { maxBlocks: 4, blocksPerSecond: 1_000, txsPerBlock: 6, seed: 'reorg:new' }).done;
@@ -85,6 +93,17 @@ describe.each(await availableEngines())('balance history on %s', (engine) => {
     const nodeNow = await truthAt(truth, at);
     expect(sortedEntries(after.balances)).toEqual(sortedEntries(nodeNow.balances));
     expect(sortedEntries(after.counts)).toEqual(sortedEntries(nodeNow.holderCounts));
+    // the client's next page is of the replaced block: refused, not served from the new branch
+    try {
+      const next = await api.get(holdersPath, pinned);
+      expect(next.status).toBe(422);
+      expect(next.body.errors[0]).toMatchObject({ source: { pointer: '/block_hash' }, detail: expect.stringMatching(new RegExp(`^block ${at} was replaced by a reorg after this paging began`)) });
+      const again = await api.get(holdersPath, { block_number: Number(at), items_count: 1 });
+      expect(again.body.next_page_params.block_hash).toBe((await node.public.getBlock({ blockNumber: at })).hash);
+      expect(again.body.next_page_params.block_hash).not.toBe(pinned.block_hash);
+    } finally {
+      await api.app.close();
+    }
     // the branches differ at that block, so the check above could tell them apart
     expect(sortedEntries(after.balances)).not.toEqual(sortedEntries(before.balances));
     // no interval and no live value starts or ends at an orphaned block

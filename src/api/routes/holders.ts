@@ -6,7 +6,8 @@ import { ChainParams, errorResponses } from '../schemas/common.js';
 import { HoldersPage, HoldersQuery } from '../schemas/holders.js';
 import { holderRowView, holdersNextPageParams, holdersPageJson, type HoldersPageView } from '../views/holder.js';
 import { okSerializer } from '../ok-serializer.js';
-import { notFound } from '../http-error.js';
+import { InvalidParameterError, notFound } from '../http-error.js';
+import { consensusHashes } from '../../db/queries/progress.js';
 import { pastBlockOrRefuse } from '../past-block.js';
 
 const DEFAULT_PAGE_SIZE = 50;
@@ -32,15 +33,25 @@ function readCursor(q: HoldersQuery): Cursor {
 }
 
 /**
- * Where the list is read: the live balances, or with `block_number` the balances at that block.
- * Refused as the reference refuses a bad parameter (422) above the indexed block or below the
- * kept history; a token that did not exist yet is a 404.
+ * Where the list is read: the live balances, or with `block_number` the balances at that block,
+ * whose hash the next page will check. Refused as the reference refuses a bad parameter (422)
+ * above the indexed block, below the kept history, or when a reorg replaced the block paging
+ * began on (`block_hash`); a token that did not exist yet is a 404.
  */
-async function sourceOf(db: Database, chainId: number, token: Hex, blockNumber: number | undefined): Promise<HoldersSource> {
-  if (blockNumber === undefined) return { kind: 'live' };
-  const block = BigInt(blockNumber);
+async function sourceOf(db: Database, chainId: number, token: Hex, q: HoldersQuery): Promise<{ source: HoldersSource; block?: { number: number; hash: string } }> {
+  if (q.block_number === undefined) {
+    if (q.block_hash !== undefined) throw new InvalidParameterError([{ param: 'block_hash', detail: 'block_hash goes with block_number' }]);
+    return { source: { kind: 'live' } };
+  }
+  const block = BigInt(q.block_number);
+  const hash = (await consensusHashes(db, chainId, block, block)).get(block) ?? null;
+  if (q.block_hash !== undefined && q.block_hash.toLowerCase() !== hash) {
+    throw new InvalidParameterError([
+      { param: 'block_hash', detail: `block ${block} was replaced by a reorg after this paging began (it was ${q.block_hash.toLowerCase()}): start again from the first page` },
+    ]);
+  }
   await pastBlockOrRefuse(db, chainId, token, block);
-  return { kind: 'past', block };
+  return { source: { kind: 'past', block }, ...(hash !== null ? { block: { number: q.block_number, hash } } : {}) };
 }
 
 export function holdersRoute(app: FastifyInstance, db: Database): void {
@@ -51,7 +62,7 @@ export function holdersRoute(app: FastifyInstance, db: Database): void {
       schema: {
         summary: 'Holders of a token, largest balance first',
         description:
-          'Keyset paging: pass back next_page_params as query parameters. For ERC-1155 tokens next_page_params also carries token_id, so no row is skipped at a page boundary. With block_number, the holders and balances as of the end of that block; next_page_params carries it, so every page is of the same snapshot.',
+          'Keyset paging: pass back next_page_params as query parameters. For ERC-1155 tokens next_page_params also carries token_id, so no row is skipped at a page boundary. With block_number, the holders and balances as of the end of that block; next_page_params carries it and the hash of that block, so every page is of the same snapshot, and a page asked after a reorg replaced that block is refused (422 on block_hash).',
         tags: ['tokens'],
         params: ChainParams,
         querystring: HoldersQuery,
@@ -63,7 +74,7 @@ export function holdersRoute(app: FastifyInstance, db: Database): void {
       const chainId = request.chain.chainId;
       const token = request.params.address_hash_param.toLowerCase() as Hex;
       const position = readCursor(request.query);
-      const source = await sourceOf(db, chainId, token, request.query.block_number);
+      const { source, block } = await sourceOf(db, chainId, token, request.query);
       if (position.kind === 'null-value') {
         if (!(await findToken(db, chainId, token))) throw notFound();
         return { items: [], next_page_params: null };
@@ -84,7 +95,7 @@ export function holdersRoute(app: FastifyInstance, db: Database): void {
         items: items.map(holderRowView),
         next_page_params:
           page.holders.length > size && last
-            ? holdersNextPageParams(last, size, page.tokenType === 'ERC-1155', request.query.key, request.query.block_number)
+            ? holdersNextPageParams(last, size, page.tokenType === 'ERC-1155', request.query.key, block)
             : null,
       };
     },

@@ -21,6 +21,12 @@ export const HoldersQuery = Type.Object(
       Type.String({ pattern: '^(0|[1-9][0-9]*)$', maxLength: 78, description: 'ERC-1155 only: third paging value' }),
     ),
     block_number: Type.Optional(BlockNumberParam),
+    block_hash: Type.Optional(
+      Type.String({
+        pattern: '^0x[0-9a-fA-F]{64}$',
+        description: "with block_number: that block's hash when paging began (next_page_params carries it); a page asked after a reorg replaced the block is refused, so that a list never mixes two branches",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -42,6 +48,7 @@ export const HoldersPage = Type.Object(
         value: Type.String(),
         token_id: Type.Optional(Type.String()),
         block_number: Type.Optional(Type.Integer({ description: 'present when the list is at a past block: the next page stays on it' })),
+        block_hash: Type.Optional(Type.String({ description: "with block_number: the block's hash, which the next page checks" })),
         key: Type.Optional(Type.String()),
       }),
     ),

@@ -9,14 +9,14 @@ export function holdersNextPageParams(
   itemsCount: number,
   withTokenId: boolean,
   key: string | undefined,
-  blockNumber?: number,
+  block?: { number: number; hash: string },
 ) {
   return {
     address_hash: last.address.hash,
     items_count: itemsCount,
     value: last.value.toString(),
     ...(withTokenId && last.tokenId !== null ? { token_id: last.tokenId.toString() } : {}),
-    ...(blockNumber !== undefined ? { block_number: blockNumber } : {}),
+    ...(block !== undefined ? { block_number: block.number, block_hash: block.hash } : {}),
     ...(key !== undefined ? { key } : {}),
   };
 }
