@@ -159,7 +159,7 @@ export const apiSettings = {
 export const chainSettings = {
   startBlock: setting({
     key: 'startBlock', flag: '--start-block <n>', flagScope: 'indexer', env: 'EXPLORER_START_BLOCK', default: 0n, defaultText: '`0`',
-    ...blockNumber, help: 'first block to index',
+    ...blockNumber, help: 'first block to index; above 0, a token created before it lists only the holders that moved since (README, "Starting past block 0")',
   }),
   reorgWindow: setting({
     key: 'reorgWindow', flag: '--reorg-window <n>', flagScope: 'indexer', env: 'EXPLORER_REORG_WINDOW', default: 64,
