@@ -123,11 +123,23 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     reply.type(metrics.contentType).send(await metrics.metrics()),
   );
 
+  // A Redis that does not answer leaves each process its own limits: said once a minute at most.
+  let fallbacks = 0;
+  let saidAt = 0;
+  const onRedisFallback = (error: Error) => {
+    fallbacks++;
+    if (Date.now() - saidAt < 60_000) return;
+    saidAt = Date.now();
+    app.log.warn({ err: error.message, requests: fallbacks }, 'Redis did not answer: rate limits are counted in this process meanwhile');
+    fallbacks = 0;
+  };
+
   // The operator's scope: admin keys only, never an API key (routes/admin.ts).
   await adminRoutes(app, options.db, {
     adminKeys: options.api.adminKeys,
     defaultLimit: options.api.defaultRateLimit,
     redis: options.redis ?? null,
+    onRedisFallback,
   });
 
   // Everything keyed and limited lives in this scope; health and docs stay outside it.
@@ -135,6 +147,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     await api.register(rateLimitPlugin, {
       defaultLimit: options.api.defaultRateLimit,
       redis: options.redis ?? null,
+    onRedisFallback,
       publicLimit: options.api.publicRateLimit,
     });
     // (before auth: it reads the key from the lowercased query)

@@ -22,14 +22,34 @@ export function createLogger(level: string): Logger {
   return pino({ level, base: { service: 'explorer' } });
 }
 
+/**
+ * The rate limits' Redis client. A request never waits for Redis: no offline queue, and a hung
+ * Redis answers nothing, which the command timeout turns into an error; each process counts its
+ * limits itself meanwhile (api/plugins/shared-rate-store.ts).
+ */
+export function openRedis(url: string, logger: Pick<Logger, 'warn' | 'info'>): Redis {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: 250 });
+  let saidAt = 0;
+  redis.on('error', (err: Error) => {
+    // every reconnection attempt fails alike: once a minute is enough
+    if (Date.now() - saidAt < 60_000) return;
+    saidAt = Date.now();
+    logger.warn({ err: err.message }, 'Redis unavailable: rate limits are counted in each process meanwhile');
+  });
+  redis.on('ready', () => {
+    if (saidAt > 0) logger.info('Redis available again: rate limits are shared again');
+    saidAt = 0;
+  });
+  return redis;
+}
+
 /** Opens what every role needs: the migrated database, Redis when configured, the logger. */
 export async function openRuntime(config: Config, logger = createLogger(config.logLevel)): Promise<Runtime> {
   const db = await openDatabase({ databaseUrl: config.databaseUrl ?? undefined, dataDir: config.dataDir });
   const applied = await migrate(db);
   if (applied.length > 0) logger.info({ applied }, 'migrations applied');
   for (const chain of config.chains) await ensureChain(db, chain.chainId, chain.elasticity, chain.blobSchedule ?? null);
-  const redis = config.api.redisUrl ? new Redis(config.api.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : null;
-  redis?.on('error', (err) => logger.warn({ err: err.message }, 'redis unavailable; rate limits are not enforced meanwhile'));
+  const redis = config.api.redisUrl ? openRedis(config.api.redisUrl, logger) : null;
   return {
     config,
     db,

@@ -111,7 +111,7 @@ export const apiSettings = {
   redisUrl: setting({
     key: 'redisUrl', env: 'REDIS_URL', default: null, defaultText: 'none', secret: true,
     ...optional(urlOf('rediss?', 'a redis:// or rediss:// URL')),
-    help: 'share rate-limit counters between API processes',
+    help: 'share rate-limit counters between API processes; while Redis is down or hung (250 ms), each process counts its own (logged once a minute)',
   }),
   pageCacheMs: setting({
     key: 'pageCacheMs', env: 'EXPLORER_PAGE_CACHE_MS', default: 1_000, ...integer(0, 3_600_000),

@@ -10,6 +10,9 @@ import { availableEngines, redisAvailable, REDIS_URL } from '../support/database
 import { startTestApi, type TestApi } from '../support/api.js';
 import { addressOf } from '../support/seed.js';
 import { assertRevokedWithin } from '../support/revocation.js';
+import { startTcpProxy } from '../support/tcp-proxy.js';
+import { waitFor } from '../support/indexer-harness.js';
+import { openRedis } from '../../src/cli/runtime.js';
 
 const CHAIN = 7;
 const MINER = addressOf(1, 'miner');
@@ -220,4 +223,53 @@ describe.runIf(await redisAvailable())('rate limits shared through Redis', () =>
       await first.close();
     }
   });
+
+  it('while Redis is away or hung, each server counts the limits itself; shared again once it answers', async () => {
+    const [engine] = await availableEngines();
+    const port = Number(new URL(REDIS_URL).port || 6379);
+    const relay = await startTcpProxy(port, new URL(REDIS_URL).hostname);
+    const url = new URL(REDIS_URL);
+    url.port = String(relay.port);
+    const quiet = { warn: () => undefined, info: () => undefined };
+    const redisA = openRedis(url.toString(), quiet);
+    const redisB = openRedis(url.toString(), quiet);
+    const first = await startTestApi(engine!, { api: { defaultRateLimit: 10 }, redis: redisA });
+    const second = await startTestApi(engine!, { api: { defaultRateLimit: 10 }, redis: redisB, db: first.db });
+    const nextWindow = () => new Promise((r) => setTimeout(r, 1_100));
+    const okOf = async (key: string) => {
+      const replies = (await Promise.all([burst(first, key, 6), burst(second, key, 6)])).flat();
+      return replies.filter((r) => r.statusCode === 200).length;
+    };
+    try {
+      await ensureChain(first.db, CHAIN);
+      await waitFor(async () => (redisA.status === 'ready' && redisB.status === 'ready' ? true : undefined), () => 'Redis clients ready', 10_000, 50);
+      const { key } = await createApiKey(first.db, `fallback-${Date.now()}`, 4);
+      // (key ids start at 1 in every test database: a counter of the test before may be in its window)
+      await nextWindow();
+      expect(await okOf(key)).toBe(4);
+      relay.cut();
+      await nextWindow();
+      // each process its own budget of 4: 8 in all, never unlimited (12)
+      expect(await okOf(key)).toBe(8);
+      relay.restore();
+      await waitFor(async () => (redisA.status === 'ready' && redisB.status === 'ready' ? true : undefined), () => 'Redis clients reconnected', 20_000, 50);
+      await nextWindow();
+      expect(await okOf(key)).toBe(4);
+      // hung: connections open, nothing answered; the command timeout ends each wait
+      relay.stall();
+      redisA.disconnect(true);
+      redisB.disconnect(true);
+      await nextWindow();
+      const started = Date.now();
+      expect(await okOf(key)).toBe(8);
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      relay.restore();
+      await second.app.close();
+      await first.close();
+      redisA.disconnect();
+      redisB.disconnect();
+      await relay.close();
+    }
+  }, 60_000);
 });

@@ -4,12 +4,15 @@ import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { Redis } from 'ioredis';
 import { HttpError } from '../http-error.js';
 import { LocalRateStore } from './local-rate-store.js';
+import { sharedRateStore } from './shared-rate-store.js';
 
 export interface RateLimitOptions {
   /** requests per second for keys without their own limit, and per client address without a valid key */
   defaultLimit: number;
-  /** shared counters across API processes; in-process counters when absent */
+  /** shared counters across API processes; in-process counters when absent, or while it does not answer */
   redis: Redis | null;
+  /** told each time Redis did not answer and a request was counted in this process instead */
+  onRedisFallback?: (error: Error) => void;
   /** keyless mode's requests per second per client address; null: off */
   publicLimit?: number | null;
   windowMs?: number;
@@ -40,9 +43,8 @@ export const rateLimitPlugin = fp(async (app: FastifyInstance, opts: RateLimitOp
   const windowMs = opts.windowMs ?? 1_000;
   await app.register(rateLimit, {
     global: false,
-    ...(opts.redis ? { redis: opts.redis, nameSpace: 'explorer-rl:' } : { store: LocalRateStore }),
-    // A Redis outage must not take the API down with it: requests pass unlimited meanwhile.
-    skipOnError: true,
+    // (a Redis outage must not take the API down, nor its limits: shared-rate-store.ts)
+    store: opts.redis ? sharedRateStore(opts.redis, opts.onRedisFallback ?? (() => undefined)) : LocalRateStore,
   });
   const limit =
     (check: ReturnType<FastifyInstance['createRateLimit']>): Limit =>
@@ -69,11 +71,15 @@ export const rateLimitPlugin = fp(async (app: FastifyInstance, opts: RateLimitOp
     ),
   );
   // Callers without a valid key share a budget per address, so trying keys costs them too.
-  // (The plugin's own key: the address, an IPv6 one cut to its /56, so a client cannot rotate
-  // through its own range to get more.)
-  app.decorate('limitByAddress', limit(app.createRateLimit({ timeWindow: windowMs, max: opts.defaultLimit })));
-  // Its own key prefix: on Redis every limiter made here shares one key space, so the address
-  // alone would count keyless requests against the unknown-key budget too. (Same /56 cut.)
+  // (An IPv6 address is cut to its /56, so a client cannot rotate through its own range to get
+  // more.)
+  app.decorate(
+    'limitByAddress',
+    limit(app.createRateLimit({ timeWindow: windowMs, max: opts.defaultLimit, keyGenerator: (request: FastifyRequest) => `address:${normalizeIP(request.ip, 56)}` })),
+  );
+  // Its own key prefix: on Redis every limiter shares one key space (the admin scope's address
+  // budget is the API scope's there), so keyless requests must not count against the
+  // unknown-key budget. (Same /56 cut.)
   app.decorate(
     'limitPublic',
     limit(
