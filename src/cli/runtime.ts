@@ -1,5 +1,6 @@
 import { pino, type Logger } from 'pino';
 import { Redis } from 'ioredis';
+import { resolve } from 'node:path';
 import type { Config } from '../config/config.js';
 import { openDatabase, type Database } from '../db/client.js';
 import { migrate } from '../db/migrate.js';
@@ -20,6 +21,16 @@ export interface Runtime {
 
 export function createLogger(level: string): Logger {
   return pino({ level, base: { service: 'explorer' } });
+}
+
+/** host:port/path of a URL, without credentials or query */
+function hostOf(url: string): string {
+  const u = new URL(url);
+  return `${u.host}${u.pathname === '/' ? '' : u.pathname}`;
+}
+
+function databaseShown(config: Config): string {
+  return config.databaseUrl ? `PostgreSQL at ${hostOf(config.databaseUrl)}` : `embedded (PGlite) in ${resolve(config.dataDir)}`;
 }
 
 /**
@@ -45,7 +56,10 @@ export function openRedis(url: string, logger: Pick<Logger, 'warn' | 'info'>): R
 
 /** Opens what every role needs: the migrated database, Redis when configured, the logger. */
 export async function openRuntime(config: Config, logger = createLogger(config.logLevel)): Promise<Runtime> {
-  const db = await openDatabase({ databaseUrl: config.databaseUrl ?? undefined, dataDir: config.dataDir });
+  const db = await openDatabase({ databaseUrl: config.databaseUrl ?? undefined, dataDir: config.dataDir, poolSize: config.databasePoolSize });
+  // which database and Redis, said once: a process that fell back to the embedded database for
+  // want of DATABASE_URL is seen at once (outside review); never a credential
+  logger.info({ database: databaseShown(config), redis: config.api.redisUrl ? hostOf(config.api.redisUrl) : null }, 'database opened');
   const applied = await migrate(db);
   if (applied.length > 0) logger.info({ applied }, 'migrations applied');
   for (const chain of config.chains) await ensureChain(db, chain.chainId, chain.elasticity, chain.blobSchedule ?? null);

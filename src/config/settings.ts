@@ -67,6 +67,10 @@ export const rootSettings = {
     ...optional(urlOf('postgres|postgresql', 'a postgres:// URL')),
     help: 'PostgreSQL instead of the embedded PGlite (same migrations, same queries)',
   }),
+  databasePoolSize: setting({
+    key: 'databasePoolSize', env: 'EXPLORER_DB_POOL_SIZE', default: 10, ...integer(1, 1_000),
+    help: 'PostgreSQL connections per pool; a process opens up to three pools (writes, reads with a statement timeout, prepared page reads), so `serve` holds up to 3 × this under load',
+  }),
   logLevel: setting({ key: 'logLevel', env: 'LOG_LEVEL', default: 'info', ...choice(LOG_LEVELS), help: `log level: ${LOG_LEVELS.join(', ')}` }),
   metricsPort: setting({
     key: 'metricsPort', flag: '--metrics-port <port>', flagScope: 'indexer', env: 'EXPLORER_METRICS_PORT', default: null, defaultText: 'none',
