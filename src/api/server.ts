@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -67,6 +68,10 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       return r.code(400).send({ message: 'Bad request' });
     },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: true, allErrors: false } },
+    // the client's address from X-Forwarded-For, past the operator's own balancers only
+    ...(options.api.trustProxy.length > 0 ? { trustProxy: options.api.trustProxy } : {}),
+    // unique across the readers behind one balancer, so one request is found in one log
+    genReqId: () => randomUUID(),
     // Fastify's own request lines print the raw URL, and keys travel in the query string:
     // one line per request is logged below instead, with keys redacted.
     logController: new LogController({ disableRequestLogging: true }),
@@ -76,11 +81,22 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   if (logger) {
     app.addHook('onResponse', async (request, reply) => {
       request.log.info(
-        { method: request.method, url: loggedUrl(request), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 },
+        {
+          method: request.method,
+          url: loggedUrl(request),
+          status: reply.statusCode,
+          ms: Math.round(reply.elapsedTime * 100) / 100,
+          // who: the client's address and the key's id (never the key)
+          ip: request.ip,
+          ...(request.apiKey ? { key: request.apiKey.id } : {}),
+        },
         'request',
       );
     });
   }
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
   // Requests are served from a pool whose statements time out (PostgreSQL); the indexer and
   // the migrations keep the untimed one.
   const db =

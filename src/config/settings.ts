@@ -45,6 +45,13 @@ const apiKeyList: Kind<string[]> = {
  * Browser origins as a browser sends them in `Origin`: scheme, host and an optional port, no
  * path, no trailing slash (compared exactly, so `https://a.example/` would never match).
  */
+/** IPv4 or IPv6 addresses, each optionally a CIDR range */
+const proxyList: Kind<string[]> = {
+  schema: Type.Array(Type.String({ pattern: '^[0-9A-Fa-f:.]{2,45}(/[0-9]{1,3})?$', errorMessage: 'an IP address or CIDR range, e.g. 10.0.0.0/8' }), { maxItems: 1_000 }),
+  fromText: listFromText,
+  toValue: (v: string[]) => v,
+};
+
 const originList: Kind<string[]> = {
   schema: Type.Array(
     Type.String({ pattern: '^https?://[^\\s/?#]+$', maxLength: 2_048, errorMessage: 'an origin: http(s)://host[:port], no path' }),
@@ -99,6 +106,10 @@ export const apiSettings = {
     key: 'restrictedKey', env: 'EXPLORER_RESTRICTED_KEY', default: null, defaultText: 'none', secret: true,
     ...optional(text({ maxLength: MAX_PARAMETER_LENGTH })),
     help: `the \`key\` query value that opens restricted addresses (at most ${MAX_PARAMETER_LENGTH} characters)`,
+  }),
+  trustProxy: setting({
+    key: 'trustProxy', env: 'EXPLORER_TRUST_PROXY', default: [], defaultText: 'none', ...proxyList,
+    help: 'addresses or CIDR ranges of your load balancers, comma-separated (e.g. `10.0.0.0/8`): behind them the client address, which per-address limits and the log use, is read from `X-Forwarded-For`; without it every client behind one balancer shares one address',
   }),
   corsOrigins: setting({
     key: 'corsOrigins', env: 'EXPLORER_CORS_ORIGINS', default: [], defaultText: 'none', ...originList,

@@ -107,3 +107,37 @@ describe('keys never reach the logs', () => {
     expect(leakedSecrets(logged, sent)).toEqual([]);
   });
 });
+
+describe('request lines say who asked, and answers carry the line\'s id', () => {
+  const requestLines = (logged: string) => logged.split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((l) => l.msg === 'request');
+
+  it.each([
+    ['directly', [] as string[], '127.0.0.1'],
+    ['behind a trusted balancer (X-Forwarded-For)', ['127.0.0.1'], '203.0.113.9'],
+  ])('%s: the client address, the key id, never the key; x-request-id = the line\'s reqId', async (_how, trustProxy, client) => {
+    const fresh = await freshDatabase('pglite');
+    let logged = '';
+    const sink = new Writable({ write: (chunk, _enc, done) => ((logged += chunk.toString()), done()) });
+    const app = await buildServer({ db: fresh.db, api: apiConfig({ trustProxy }), logger: pino({ level: 'info' }, sink) });
+    try {
+      await ensureChain(fresh.db, 1);
+      const { key, record } = await createApiKey(fresh.db, 'who', null);
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      const { port } = app.server.address() as AddressInfo;
+      const ids: string[] = [];
+      for (let i = 0; i < 2; i++) {
+        const res = await fetch(`http://127.0.0.1:${port}${path}`, { headers: { 'x-api-key': key, 'x-forwarded-for': '203.0.113.9' } });
+        expect(res.status).toBe(200);
+        ids.push(res.headers.get('x-request-id')!);
+      }
+      await app.close();
+      const lines = requestLines(logged);
+      expect(lines.map((l) => [l.reqId, l.ip, l.key])).toEqual(ids.map((id) => [id, client, `db:${record.id}`]));
+      expect(new Set(ids).size).toBe(2);
+      expect(logged).not.toContain(key);
+    } finally {
+      await app.close();
+      await fresh.drop();
+    }
+  });
+});

@@ -97,6 +97,7 @@ const SAMPLES: Record<string, Sample> = {
   adminKeys: { env: 'admin-one-1, admin-two-2', file: ['admin-three-3'], expect: { env: ['admin-one-1', 'admin-two-2'], file: ['admin-three-3'], none: [] }, read: (c) => c.api.adminKeys },
   restrictedKey: { env: 's1', file: 's2', expect: { env: 's1', file: 's2', none: null }, read: (c) => c.api.restrictedKey },
   restrictedAddresses: { env: A1, file: [A3], expect: { env: [A1], file: [A3], none: [] }, read: (c) => c.api.restrictedAddresses },
+  trustProxy: { env: '10.0.0.0/8,::1', file: ['192.168.0.1'], expect: { env: ['10.0.0.0/8', '::1'], file: ['192.168.0.1'], none: [] }, read: (c) => c.api.trustProxy },
   corsOrigins: {
     env: 'https://a.example, http://127.0.0.1:3055', file: ['https://B.example'],
     expect: { env: ['https://a.example', 'http://127.0.0.1:3055'], file: ['https://b.example'], none: [] }, read: (c) => c.api.corsOrigins,
