@@ -62,7 +62,9 @@ export async function resumePoint<Params>(options: {
     return { append: true, writeHeader: lastLine === null && header !== null, after: undefined, items: 0, bytes: size, done: false };
   }
   if (state && state.bytes === size) {
-    return { append: true, writeHeader: false, after: state.next_page_params ?? undefined, items: state.items, bytes: size, done: state.done };
+    // this run's --page-size, not the one the position was handed out with
+    const after = state.next_page_params === null ? undefined : ({ ...state.next_page_params, items_count: options.itemsCount } as Params);
+    return { append: true, writeHeader: false, after, items: state.items, bytes: size, done: state.done };
   }
   const after = kind.positionAfter(lastLine, identity.format, {
     itemsCount: options.itemsCount,

@@ -4,7 +4,8 @@ import { formatLine, type ExportKind } from './kinds.js';
 import { createProgress } from './progress.js';
 import { resumePoint, type ExportIdentity, type StartPoint } from './resume.js';
 import { fileSink, stdoutSink } from './sink.js';
-import { writeState } from './state.js';
+import { statePath, writeState } from './state.js';
+import { rmSync } from 'node:fs';
 
 export interface ExportOptions<Item, Params> {
   kind: ExportKind<Item, Params>;
@@ -74,6 +75,7 @@ export async function runExport<Item, Params>(options: ExportOptions<Item, Param
     start: start.items,
   });
   const result = (complete: boolean): ExportResult => ({ items, pages, complete, resumedFrom: start.items });
+  let failedFresh = false;
   try {
     if (start.writeHeader && header !== null) await write(`${header}\n`);
     record(start.after ?? null, false);
@@ -90,9 +92,13 @@ export async function runExport<Item, Params>(options: ExportOptions<Item, Param
     return result(true);
   } catch (error) {
     if (signal?.aborted) return result(false);
+    // a new export refused from its first page (no such token then, a block above the index)
+    // leaves no file: a header alone would read as a list of nobody
+    failedFresh = out !== null && !start.append && pages === 0;
     throw error;
   } finally {
     progress.stop();
     await sink.close();
+    if (failedFresh) for (const file of [out!, statePath(out!)]) rmSync(file, { force: true });
   }
 }

@@ -152,6 +152,21 @@ describe('explorer export', () => {
     expect(jsonl(out)).toEqual(bigItems);
   });
 
+  it('--resume with another --page-size pages on with the new one', async () => {
+    const out = join(dir, 'resized.jsonl');
+    const controller = new AbortController();
+    await exportList('holders', options(BIG, { out, pageSize: 10 }), { signal: controller.signal, onPage: ({ pages }) => pages === 2 && controller.abort() });
+    const second = await exportList('holders', options(BIG, { out, resume: true, pageSize: 50 }));
+    expect(second).toMatchObject({ items: HOLDER_COUNT, resumedFrom: 20, pages: Math.ceil((HOLDER_COUNT - 20) / 50), complete: true });
+    expect(jsonl(out)).toEqual(bigItems);
+  });
+
+  it('a new export refused from its first page leaves no file behind', async () => {
+    const out = join(dir, 'refused.csv');
+    await expect(exportList('holders', options(addressOf(0, 'export-token:unknown'), { out }))).rejects.toThrow(/Not found/);
+    expect([existsSync(out), existsSync(`${out}.state.json`)]).toEqual([false, false]);
+  });
+
   it('a run that died between writing a page and recording it resumes from the last line', async () => {
     const out = join(dir, 'lagging.csv');
     const controller = new AbortController();

@@ -68,7 +68,7 @@ export class HoldersView {
       try {
         atBlock = await getJson<Counters>(`${this.path}/counters`, this.ctx.key(), { block_number: block }, signal);
       } catch (err) {
-        if (!signal.aborted) this.ctx.fail(err instanceof ApiError && err.status === 404 ? new ApiError(404, `This token did not exist yet at block ${block}.`) : err);
+        if (!signal.aborted) this.ctx.fail(err instanceof ApiError && err.status === 404 ? new ApiError(404, `No holders of this token are known at block ${block}: none of its transfers had happened by then.`) : err);
         return;
       }
       // shares are of the supply at that block, where the server knows it

@@ -142,7 +142,7 @@ function subcommand(list: ExportListName, targetFlag: '--token' | '--address', t
 function notFoundHint(list: ExportListName, status: number, block: bigint | undefined): string {
   if (status !== 404) return '';
   if (list === 'blocks-validated') return ' (the API serves no such chain)';
-  return block === undefined ? ' (no such token on this chain)' : ` (no such token on this chain at block ${block}: unknown, or not created yet then)`;
+  return block === undefined ? ' (no such token on this chain)' : ` (no such token on this chain at block ${block}: unknown, or none of its transfers indexed by then)`;
 }
 
 export function exportCommand(): Command {
