@@ -67,6 +67,8 @@ export function pageWindow(query: EtherscanQuery, options: { deep: boolean; sort
   const page = positiveInt(query, 'page', 1, TEXT.page);
   const size = positiveInt(query, 'offset', MAX_WINDOW, TEXT.offset);
   const sort = choiceParam(query, 'sort', ['asc', 'desc'] as const, options.sort, TEXT.sort);
+  // where any page may be read, the window's text would say what is not so: the page size is what is wrong
+  if (options.deep && size > MAX_WINDOW) throw new EtherscanError(TEXT.offset);
   if (size > MAX_WINDOW || (!options.deep && page * size > MAX_WINDOW)) throw new EtherscanError(TEXT.window);
   return { offset: (page - 1) * size, limit: size, sort };
 }
