@@ -98,7 +98,7 @@ describe('connection bounds', () => {
     try {
       const client = rawSocket(port);
       await client.opened;
-      client.socket.write(`GET /health HTTP/1.1\r\nhost: x\r\n\r\n`);
+      client.socket.write(`GET /metrics HTTP/1.1\r\nhost: x\r\n\r\n`);
       const { afterMs, said } = await within(3_000, client.closed, 'idle keep-alive');
       expect(said).toMatch(/^HTTP\/1\.1 200 /);
       console.log(`idle keep-alive closed after ${afterMs.toFixed(0)} ms`);
@@ -132,7 +132,7 @@ describe('connection bounds', () => {
       const extra = rawSocket(port);
       const refused = await within(2_000, extra.closed, 'fourth connection');
       expect(refused.said).toBe('');
-      sockets[0]!.socket.write('GET /health HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n');
+      sockets[0]!.socket.write('GET /metrics HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n');
       expect((await within(3_000, sockets[0]!.closed, 'served')).said).toMatch(/^HTTP\/1\.1 200 /);
     } finally {
       for (const s of sockets) s.socket.destroy();

@@ -42,7 +42,9 @@ export async function startApiProcess(
   for (;;) {
     if (child.exitCode !== null) throw new Error(`explorer serve exited ${child.exitCode}: ${stderr}`);
     try {
-      if ((await fetch(`${url}/health`)).ok) break;
+      // listening: /health answers (503 too: no chain may be indexed yet)
+      await fetch(`${url}/health`);
+      break;
     } catch {
       // not listening yet
     }

@@ -64,14 +64,14 @@ describe('web page files', () => {
       expect(res.statusCode, url).toBe(404);
       expect(res.json(), url).toEqual({ message: 'Not found' });
     }
-    expect((await built.inject({ url: '/health' })).json()).toEqual({ status: 'ok', reasons: [], chains: [] });
+    expect((await built.inject({ url: '/health' })).json()).toEqual({ status: 'degraded', reasons: ['no chain is indexed in this database yet'], chains: [] });
   });
 
   it('not built: / says how to build it, the API still starts', async () => {
     const res = await unbuilt.inject({ url: '/' });
     expect(res.statusCode).toBe(503);
     expect(res.body).toContain('npm run build');
-    expect((await unbuilt.inject({ url: '/health' })).statusCode).toBe(200);
+    expect((await unbuilt.inject({ url: '/health' })).json().reasons).toEqual(['no chain is indexed in this database yet']);
   });
 
   it('the page files stay out of the OpenAPI document', async () => {
