@@ -5,6 +5,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { Redis } from 'ioredis';
 import { Registry as MetricsRegistry } from 'prom-client';
 import { withProcessMetrics } from './metrics-server.js';
+import { requestMetrics } from './request-metrics.js';
 import type { Database } from '../db/client.js';
 import type { ApiConfig } from '../config/config.js';
 import { AddressObject } from './schemas/address.js';
@@ -135,6 +136,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   app.get('/api/v2/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   const metrics = options.metrics ?? new MetricsRegistry();
   withProcessMetrics(metrics);
+  requestMetrics(app, metrics);
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) =>
     reply.type(metrics.contentType).send(await metrics.metrics()),
   );

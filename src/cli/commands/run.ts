@@ -108,6 +108,7 @@ export async function runRoles(flags: ConfigFlags, roles: Role[]): Promise<void>
     rt.logger.info({ signal }, 'stopping');
     for (const stop of stops.reverse()) await stop().catch((err: unknown) => rt.logger.error({ err }, 'stop failed'));
     await rt.close();
+    rt.logger.info({ signal }, 'stopped');
     process.exit(0);
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));
@@ -115,9 +116,17 @@ export async function runRoles(flags: ConfigFlags, roles: Role[]): Promise<void>
   for (const role of roles) stops.push(await role(rt));
 }
 
+/** `serve` serves every chain the database holds: a chain list given to it limits nothing, and it says so. */
+const chainsIgnoredRole: Role = async (rt) => {
+  if (rt.config.chains.length > 0) {
+    rt.logger.warn({ chainIds: rt.config.chains.map((c) => c.chainId) }, 'serve answers for every chain in the database: the chains configured here are for `index` and `start`');
+  }
+  return async () => undefined;
+};
+
 export function serveCommand(): Command {
   return settingOptions(new Command('serve').description('serve the API from the database (no indexing)'), ['server']).action(
-    async (flags: ConfigFlags) => runRoles(flags, [apiRole]),
+    async (flags: ConfigFlags) => runRoles(flags, [chainsIgnoredRole, apiRole]),
   );
 }
 

@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify';
+import { Counter, Histogram, type Registry } from 'prom-client';
+
+/**
+ * Requests by route pattern (never the raw URL: bounded label values) and status, and their
+ * server-side time, for dashboards and alerts on 429s, 5xx and latency. A request no route
+ * matched counts as `unmatched`.
+ */
+export function requestMetrics(app: FastifyInstance, registry: Registry): void {
+  const labelNames = ['route', 'status'] as const;
+  const requests = new Counter({ name: 'explorer_api_requests_total', help: 'Requests answered, by route pattern and status', labelNames, registers: [registry] });
+  const seconds = new Histogram({
+    name: 'explorer_api_request_duration_seconds',
+    help: 'Server-side time per request (reply.elapsedTime), by route pattern',
+    labelNames: ['route'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    requests.inc({ route, status: String(reply.statusCode) });
+    seconds.observe({ route }, reply.elapsedTime / 1000);
+  });
+}

@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureChain } from '../../src/db/queries/chains.js';
+import { startTestApi, type TestApi } from '../support/api.js';
+import { availableEngines } from '../support/databases.js';
+import { addressOf } from '../support/seed.js';
+
+const ROUTE = '/:chain_id/api/v2/addresses/:address_hash_param/blocks-validated';
+const path = `/1/api/v2/addresses/${addressOf(1, 'metrics')}/blocks-validated`;
+
+/** /metrics counts what the server answered, per route pattern and status: what an operator alerts on. */
+describe.each(await availableEngines())('request series on /metrics (%s)', (engine) => {
+  let api: TestApi;
+  beforeAll(async () => {
+    api = await startTestApi(engine);
+    await ensureChain(api.db, 1);
+  });
+  afterAll(() => api?.close());
+
+  const series = async () => {
+    const text = (await api.app.inject({ url: '/metrics' })).body;
+    const value = (line: string) => {
+      const found = text.split('\n').find((l) => l.startsWith(`${line} `));
+      return found === undefined ? 0 : Number(found.slice(line.length + 1));
+    };
+    return {
+      ok: value(`explorer_api_requests_total{route="${ROUTE}",status="200"}`),
+      unauthorized: value(`explorer_api_requests_total{route="${ROUTE}",status="401"}`),
+      unmatched: value('explorer_api_requests_total{route="unmatched",status="404"}'),
+      timed: value(`explorer_api_request_duration_seconds_count{route="${ROUTE}"}`),
+    };
+  };
+
+  it('counts each answer under its route pattern and status, and times it', async () => {
+    const before = await series();
+    for (let i = 0; i < 3; i++) expect((await api.get(path)).status).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await api.app.inject({ url: `${path}?apikey=not-a-key-of-anyone-000` })).statusCode).toBe(401);
+    expect((await api.app.inject({ url: '/no/such/route' })).statusCode).toBe(404);
+    const after = await series();
+    expect({ ok: after.ok - before.ok, unauthorized: after.unauthorized - before.unauthorized, unmatched: after.unmatched - before.unmatched, timed: after.timed - before.timed }).toEqual({
+      ok: 3,
+      unauthorized: 2,
+      unmatched: 1,
+      timed: 5,
+    });
+  });
+});
