@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { keysCommand } from './commands/keys.js';
 import { restrictCommand } from './commands/restrict.js';
+import { chainsCommand } from './commands/chains.js';
 import { indexCommand, serveCommand, startCommand } from './commands/run.js';
 import { migrateCommand } from './commands/migrate.js';
 import { exportCommand } from './commands/export.js';
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
   program.addCommand(migrateCommand());
   program.addCommand(keysCommand());
   program.addCommand(restrictCommand());
+  program.addCommand(chainsCommand());
   program.addCommand(exportCommand());
   program.addCommand(labelsCommand());
   // subcommands built on their own do not inherit the program's output settings

@@ -154,3 +154,8 @@ export async function finishBackfill(db: Queryable, chainId: number): Promise<vo
   await runAtOnce(db, TABLES.map((table) => `ANALYZE ${partitionName(table, chainId)}`));
   await db.query(last.definition);
 }
+
+/** Drops the chain's own partitions (and their rows), if it has them. Run it in a transaction. */
+export async function dropChainPartitions(db: Queryable, chainId: number): Promise<void> {
+  for (const table of TABLES) await db.query(`DROP TABLE IF EXISTS ${partitionName(table, chainId)}`);
+}

@@ -25,7 +25,7 @@ export class ForeignChainError extends Error {
   constructor(chainId: number, first: bigint) {
     super(
       `chain ${chainId}: the node's blocks differ from the index's all the way down to block ${first}, the first indexed: ` +
-        'it serves another chain with this id, or was reset. Index it into a fresh database (or --data-dir)',
+        `it serves another chain with this id, or was reset. To index it afresh, \`explorer chains remove ${chainId} --yes\` (its labels stay), then start again`,
     );
   }
 }

@@ -1,5 +1,6 @@
 import { DatabaseUnavailableError, type Database, type Session } from '../db/client.js';
 import { sleep } from '../rpc/backoff.js';
+import { ConfigError } from '../config/setting.js';
 import type { Logger } from './reorg.js';
 
 /** how often a waiting writer asks again */
@@ -13,6 +14,30 @@ export interface WriterLock {
 
 export class WriterLockLostError extends Error {
   override name = 'WriterLockLostError';
+}
+
+/** The chain's lock on this session, if no other session holds it (held until the session ends). */
+async function tryLock(session: Session, chainId: number): Promise<boolean> {
+  const [row] = await session.query<{ locked: boolean }>(
+    `SELECT pg_try_advisory_lock(hashtextextended('explorer: the writer of chain ' || $1::text, 0)) AS locked`,
+    [chainId],
+  );
+  return row!.locked;
+}
+
+/**
+ * Runs `fn` as the chain's writer, or refuses at once when a process indexes the chain
+ * (PostgreSQL; on PGlite the data directory's lock already keeps every other process out).
+ */
+export async function asChainWriter<T>(db: Database, chainId: number, fn: () => Promise<T>): Promise<T> {
+  if (!db.openSession) return fn();
+  const session = await db.openSession();
+  try {
+    if (!(await tryLock(session, chainId))) throw new ConfigError(`chain ${chainId} is being indexed by a running process: stop it first`);
+    return await fn();
+  } finally {
+    await session.close();
+  }
 }
 
 const HELD_BY_NOBODY: WriterLock = { lost: new Promise<never>(() => undefined), release: async () => undefined };
@@ -35,11 +60,7 @@ export async function takeWriterLock(db: Database, chainId: number, logger: Logg
     while (!signal.aborted) {
       try {
         session ??= await db.openSession();
-        const [row] = await session.query<{ locked: boolean }>(
-          `SELECT pg_try_advisory_lock(hashtextextended('explorer: the writer of chain ' || $1::text, 0)) AS locked`,
-          [chainId],
-        );
-        if (row!.locked) {
+        if (await tryLock(session, chainId)) {
           if (told) logger.info({ chainId }, 'the other writer of this chain stopped: indexing');
           const held = session;
           session = null;
