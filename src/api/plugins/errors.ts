@@ -10,13 +10,24 @@ import { validationErrorBody } from '../validation-errors.js';
  * past blocks queued: 503 with Retry-After). Nothing else leaks (no stack,
  * no driver text); the cause goes to the log.
  */
+const OUTAGE_LOG_MS = 10_000;
+const outage = { loggedAt: 0, since: 0 };
+
 /**
  * The 503 of a database outage, or of a database busy for now (`retryAfterSeconds`: the header
  * says when to come back, and it is no fault to log as one); the caller sends its API's body.
  */
 export function replyUnavailable(error: DatabaseUnavailableError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error.retryAfterSeconds === undefined) {
-    request.log.error({ err: error.cause ?? error }, 'database unavailable');
+    // an outage fails every request alike: its trace once every 10 s, with how many since
+    const now = Date.now();
+    if (now - outage.loggedAt >= OUTAGE_LOG_MS) {
+      request.log.error({ err: error.cause ?? error, failedSinceLastLine: outage.since }, 'database unavailable');
+      outage.loggedAt = now;
+      outage.since = 0;
+    } else {
+      outage.since++;
+    }
     return reply.code(503);
   }
   request.log.warn(error.message);
