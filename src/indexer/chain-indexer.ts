@@ -130,12 +130,6 @@ export class ChainIndexer {
     let next = tip ? tip.number + 1n : this.chain.startBlock;
     let parent: Hex | null = tip?.hash ?? null;
     this.logger.info({ ...this.label, from: next.toString(), backfill: backfilling }, tip ? 'resuming' : 'starting');
-    if (!tip && this.chain.startBlock > 0n) {
-      this.logger.warn(
-        { ...this.label, startBlock: this.chain.startBlock.toString() },
-        'starting past block 0: a token created before the start block will list only the holders that moved since, with their balanceOf (README, "Starting past block 0")',
-      );
-    }
     // the node's capabilities are asked beside the first head, not after it: one round trip
     // fewer before the first blocks go out (a probe that fails is asked again by the first fetch)
     Promise.all([this.useTraces(next), supportsBlockReceipts(this.rpc)]).catch(() => undefined);

@@ -12,6 +12,7 @@ import type { Logger } from './reorg.js';
 import { boundHeapGrowth } from './heap-growth.js';
 import { takeWriterLock, WriterLockLostError } from './writer-lock.js';
 import { recordIndexerFailure } from '../db/queries/indexer-status.js';
+import { indexedBlock } from '../db/queries/progress.js';
 
 export interface IndexerHandle {
   /**
@@ -48,6 +49,12 @@ export function startIndexers(db: Database, chains: readonly ChainConfig[], logg
   const loops = chains.map(async (chain) => {
     const lock = await takeWriterLock(db, chain.chainId, logger, signal);
     if (lock === null) return;
+    if (chain.startBlock > 0n && (await indexedBlock(db, chain.chainId)) === null) {
+      logger.warn(
+        { chainId: chain.chainId, startBlock: chain.startBlock.toString() },
+        'starting past block 0: a token created before the start block will list only the holders that moved since, with their balanceOf (README, "Starting past block 0")',
+      );
+    }
     // the chain's loops stop with the process, or alone when the chain fails
     const own = new AbortController();
     const chainSignal = AbortSignal.any([signal, own.signal]);
