@@ -4,7 +4,6 @@ import { resolve } from 'node:path';
 import type { Config } from '../config/config.js';
 import { openDatabase, type Database } from '../db/client.js';
 import { migrate } from '../db/migrate.js';
-import { ensureChain } from '../db/queries/chains.js';
 import { IndexerMetrics } from '../indexer/metrics.js';
 
 export interface Runtime {
@@ -62,7 +61,6 @@ export async function openRuntime(config: Config, logger = createLogger(config.l
   logger.info({ database: databaseShown(config), redis: config.api.redisUrl ? hostOf(config.api.redisUrl) : null }, 'database opened');
   const applied = await migrate(db);
   if (applied.length > 0) logger.info({ applied }, 'migrations applied');
-  for (const chain of config.chains) await ensureChain(db, chain.chainId, chain.elasticity, chain.blobSchedule ?? null);
   const redis = config.api.redisUrl ? openRedis(config.api.redisUrl, logger) : null;
   return {
     config,

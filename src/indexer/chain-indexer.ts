@@ -7,6 +7,7 @@ import { fetchUncles } from '../evm/uncles.js';
 import { sleep } from '../rpc/backoff.js';
 import { BlockNotAvailableError, WrongChainError } from '../rpc/errors.js';
 import { ForeignChainError, verifyChainId } from './chain-identity.js';
+import { WriterLockLostError } from './writer-lock.js';
 import type { Database } from '../db/client.js';
 import { isConnectionFailure } from '../db/unavailable.js';
 import type { Hex } from '../db/rows.js';
@@ -199,8 +200,8 @@ export class ChainIndexer {
         prefetcher.reset();
         following = null;
         heads.forget();
-        // no retry cures these: the process stops and says why
-        if (error instanceof WrongChainError || error instanceof ForeignChainError) throw error;
+        // no retry cures these (another writer took the chain over: run.ts waits for the lock again)
+        if (error instanceof WrongChainError || error instanceof ForeignChainError || error instanceof WriterLockLostError) throw error;
         if (error instanceof BlockNotAvailableError) {
           // the head we planned the range with went away (a reorg to a shorter branch, or a
           // lagging backend): plan again from a fresh head

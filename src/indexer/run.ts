@@ -10,15 +10,12 @@ import type { IndexerMetrics } from './metrics.js';
 import { progressReporter } from './progress.js';
 import type { Logger } from './reorg.js';
 import { boundHeapGrowth } from './heap-growth.js';
-import { takeWriterLock, WriterLockLostError } from './writer-lock.js';
+import { takeWriterLock, WriterLockLostError, type WriterLock } from './writer-lock.js';
 import { recordIndexerFailure } from '../db/queries/indexer-status.js';
 import { indexedBlock } from '../db/queries/progress.js';
 
 export interface IndexerHandle {
-  /**
-   * settles when every chain's loop has ended (after stop); rejects when the process must end:
-   * a chain's writer lock was lost, or every chain has stopped on an error of its own
-   */
+  /** settles when every chain's loop has ended (after stop); rejects when every chain has stopped on an error of its own */
   done: Promise<void>;
   stop(): Promise<void>;
 }
@@ -45,46 +42,27 @@ export function startIndexers(db: Database, chains: readonly ChainConfig[], logg
   // every in-flight RPC call and wait listens on this one signal
   setMaxListeners(0, signal);
   const clients: RpcClient[] = [];
-  let stopped = 0;
-  const loops = chains.map(async (chain) => {
-    const lock = await takeWriterLock(db, chain.chainId, logger, signal);
-    if (lock === null) return;
-    if (chain.startBlock > 0n && (await indexedBlock(db, chain.chainId)) === null) {
-      logger.warn(
-        { chainId: chain.chainId, startBlock: chain.startBlock.toString() },
-        'starting past block 0: a token created before the start block will list only the holders that moved since, with their balanceOf (README, "Starting past block 0")',
-      );
-    }
+  /**
+   * One chain's pipeline, enrichment loop and kind tasks, writing through the writer lock's
+   * fenced database, until the process stops (resolves), the lock is lost (WriterLockLostError)
+   * or a fatal error (rejects). Nothing of it is still running when it settles.
+   */
+  const runChain = async (chain: ChainConfig, lock: WriterLock): Promise<void> => {
     // the chain's loops stop with the process, or alone when the chain fails
     const own = new AbortController();
     const chainSignal = AbortSignal.any([signal, own.signal]);
     setMaxListeners(0, chainSignal);
     const rpc = chainRpcClient(chain, logger, { ...options.rpc, signal: chainSignal });
     clients.push(rpc);
-    const indexer = new ChainIndexer({
-      db,
-      rpc,
-      chain,
-      logger,
-      ...(options.metrics ? { metrics: options.metrics } : {}),
-      onBatch: progressReporter(chain.chainId, logger),
-      ...options.indexer,
-    });
-    // a kind's task (Arbitrum: the parent chain) runs beside the pipeline and never holds it up
-    const tasks = chainKindTasks({
-      db,
-      chain,
-      rpc,
-      logger,
-      // the parent's nodes get the chain's RPC budget (in flight, batch size, calls per second)
-      // too; their log lines say whose they are
-      createRpc: otherNodesRpc(chain, logger, { ...options.rpc, signal: chainSignal }),
-      ...(options.metrics ? { metrics: options.metrics } : {}),
-    });
+    const metrics = options.metrics ? { metrics: options.metrics } : {};
+    const indexer = new ChainIndexer({ db: lock.db, rpc, chain, logger, ...metrics, onBatch: progressReporter(chain.chainId, logger), ...options.indexer });
+    // a kind's task (Arbitrum: the parent chain) runs beside the pipeline and never holds it up;
+    // the parent's nodes get the chain's RPC budget too, their log lines say whose they are
+    const tasks = chainKindTasks({ db: lock.db, chain, rpc, logger, createRpc: otherNodesRpc(chain, logger, { ...options.rpc, signal: chainSignal }), ...metrics });
     const enrichment = options.enrichment ?? {};
     const work = [
       indexer.run(chainSignal),
-      enrichment && runEnrichment(db, rpc, chain.chainId, logger, chainSignal, enrichment.idleMs),
+      enrichment && runEnrichment(lock.db, rpc, chain.chainId, logger, chainSignal, enrichment.idleMs),
       ...tasks.map((task) => task(chainSignal)),
     ];
     try {
@@ -93,14 +71,42 @@ export function startIndexers(db: Database, chains: readonly ChainConfig[], logg
       own.abort();
       // nothing of the chain's may still write once its lock is released
       await Promise.allSettled(work);
-      // a lost lock, or the last chain gone: the process ends (cli/commands/run.ts)
-      if (error instanceof WriterLockLostError || signal.aborted || ++stopped === chains.length) throw error;
-      // one chain's fault (a node reset to another chain, a setting its node refutes) stops that
-      // chain only: the others go on, /health and the log say which stopped and why
-      logger.error({ chainId: chain.chainId, err: error }, 'indexing of this chain stopped on an error it does not retry; the other chains go on');
-      await recordIndexerFailure(db, chain.chainId, 'stopped').catch(() => undefined);
-    } finally {
-      await lock.release();
+      throw error;
+    }
+  };
+
+  let stopped = 0;
+  const loops = chains.map(async (chain) => {
+    if (chain.startBlock > 0n && (await indexedBlock(db, chain.chainId)) === null) {
+      logger.warn(
+        { chainId: chain.chainId, startBlock: chain.startBlock.toString() },
+        'starting past block 0: a token created before the start block will list only the holders that moved since, with their balanceOf (README, "Starting past block 0")',
+      );
+    }
+    while (!signal.aborted) {
+      const lock = await takeWriterLock(db, chain.chainId, logger, signal);
+      if (lock === null) return;
+      try {
+        await runChain(chain, lock);
+        return;
+      } catch (error) {
+        if (signal.aborted) return;
+        // the lock's connection went (a database restart, an idle-connection reaper): the
+        // chain waits for the lock again; its fenced transactions kept any takeover clean
+        if (error instanceof WriterLockLostError) {
+          logger.warn({ chainId: chain.chainId, err: error.message }, 'lost the writer lock: taking it again');
+          continue;
+        }
+        // one chain's fault (a node reset to another chain, a setting its node refutes) stops
+        // that chain only: the others go on, /health and the log say which stopped and why; the
+        // last chain gone ends the process (cli/commands/run.ts)
+        if (++stopped === chains.length) throw error;
+        logger.error({ chainId: chain.chainId, err: error }, 'indexing of this chain stopped on an error it does not retry; the other chains go on');
+        await recordIndexerFailure(db, chain.chainId, 'stopped').catch(() => undefined);
+        return;
+      } finally {
+        await lock.release();
+      }
     }
   });
   // a process-level fatal error ends every loop: the service exits on it (cli/commands/run.ts),

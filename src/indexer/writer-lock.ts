@@ -1,13 +1,18 @@
-import { DatabaseUnavailableError, type Database, type Session } from '../db/client.js';
+import { randomUUID } from 'node:crypto';
+import { DatabaseUnavailableError, type Database, type Queryable, type Session } from '../db/client.js';
 import { sleep } from '../rpc/backoff.js';
 import { ConfigError } from '../config/setting.js';
 import type { Logger } from './reorg.js';
 
 /** how often a waiting writer asks again */
 const RETRY_MS = 2_000;
+/** the lock's connection says something this often, so that no idle-connection reaper ends it */
+const HEARTBEAT_MS = 5_000;
 
 export interface WriterLock {
-  /** rejects if the lock's connection is lost: another process may be writing the chain now */
+  /** the chain's database for this writer: each transaction is fenced (see `fenced`) */
+  readonly db: Database;
+  /** rejects if the lock's connection is lost: another process may take the chain over */
   readonly lost: Promise<never>;
   release(): Promise<void>;
 }
@@ -40,20 +45,43 @@ export async function asChainWriter<T>(db: Database, chainId: number, fn: () => 
   }
 }
 
-const HELD_BY_NOBODY: WriterLock = { lost: new Promise<never>(() => undefined), release: async () => undefined };
+/**
+ * `db` whose every transaction ends by touching the chain's row with this writer's token
+ * (migration 026): if another writer has taken the chain over since, the transaction rolls back
+ * with WriterLockLostError; if not, the row lock holds a takeover back until it has committed, so
+ * the new writer starts from what this one wrote, never beside it.
+ */
+function fenced(db: Database, chainId: number, token: string): Database {
+  const fence = async (tx: Queryable) => {
+    const rows = await tx.query('UPDATE chains SET writer = writer WHERE chain_id = $1 AND writer = $2 RETURNING 1', [chainId, token]);
+    if (rows.length === 0) throw new WriterLockLostError(`chain ${chainId}: another process took this chain over; this writer's last transaction was rolled back`);
+  };
+  return {
+    ...db,
+    transaction: (fn) =>
+      db.transaction(async (tx) => {
+        const result = await fn(tx);
+        await fence(tx);
+        return result;
+      }),
+  };
+}
+
+const UNFENCED = (db: Database): WriterLock => ({ db, lost: new Promise<never>(() => undefined), release: async () => undefined });
 
 /**
  * One writer per chain. Two processes indexing one chain into one PostgreSQL would each apply
  * every block's balance changes, and the balances would stay wrong (an outside review saw it in
  * an overlapping rolling deploy). So a chain's pipeline first takes a session advisory lock keyed
- * by its chain id, on a connection of its own, and holds it while it runs. A second writer waits,
- * saying so, until the first stops: its connection closes then, also when it is killed.
- * PGlite needs none: the data directory's lock lets one process in.
+ * by its chain id, on a connection of its own, and holds it while it runs; it writes a token of
+ * its own into the chain's row, and its transactions are fenced by it (`fenced`). A second
+ * writer waits, saying so, until the first stops: its connection closes then, also when it is
+ * killed. PGlite needs none: the data directory's lock lets one process in.
  *
  * Null when `signal` aborts while waiting.
  */
 export async function takeWriterLock(db: Database, chainId: number, logger: Logger, signal: AbortSignal): Promise<WriterLock | null> {
-  if (!db.openSession) return HELD_BY_NOBODY;
+  if (!db.openSession) return UNFENCED(db);
   let session: Session | null = null;
   let told = false;
   try {
@@ -61,14 +89,15 @@ export async function takeWriterLock(db: Database, chainId: number, logger: Logg
       try {
         session ??= await db.openSession();
         if (await tryLock(session, chainId)) {
+          const token = randomUUID();
+          await session.query(
+            `INSERT INTO chains (chain_id, writer) VALUES ($1, $2) ON CONFLICT (chain_id) DO UPDATE SET writer = excluded.writer`,
+            [chainId, token],
+          );
           if (told) logger.info({ chainId }, 'the other writer of this chain stopped: indexing');
           const held = session;
           session = null;
-          const lost = held.lost.catch((error: unknown) => {
-            throw new WriterLockLostError(`chain ${chainId}: lost the database connection that holds this process's writer lock (${error instanceof Error ? error.message : String(error)}); stopping, so that no second writer overlaps`);
-          });
-          lost.catch(() => undefined);
-          return { lost, release: () => held.close() };
+          return holding(held, db, chainId, token);
         }
         if (!told) logger.warn({ chainId }, 'another process is indexing this chain into this database: waiting for it to stop (one writer per chain)');
         told = true;
@@ -84,4 +113,23 @@ export async function takeWriterLock(db: Database, chainId: number, logger: Logg
   } finally {
     await session?.close();
   }
+}
+
+function holding(session: Session, db: Database, chainId: number, token: string): WriterLock {
+  // (a heartbeat that fails for a lost connection: the session's `lost` says so)
+  const heartbeat = setInterval(() => void session.query('SELECT 1').catch(() => undefined), HEARTBEAT_MS);
+  heartbeat.unref();
+  const lost = session.lost.catch((error: unknown) => {
+    clearInterval(heartbeat);
+    throw new WriterLockLostError(`chain ${chainId}: lost the database connection that holds this process's writer lock (${error instanceof Error ? error.message : String(error)})`);
+  });
+  lost.catch(() => undefined);
+  return {
+    db: fenced(db, chainId, token),
+    lost,
+    release: async () => {
+      clearInterval(heartbeat);
+      await session.close();
+    },
+  };
 }

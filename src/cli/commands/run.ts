@@ -34,12 +34,16 @@ const indexerRole: Role = async (rt) => {
     rt.logger.warn('no --chain given: nothing to index');
     return async () => undefined;
   }
-  const [{ verifyChainId }, { chainRpcClient, otherNodesRpc }, { startIndexers }, { checkChainKindsAtStart }] = await Promise.all([
+  const [{ verifyChainId }, { chainRpcClient, otherNodesRpc }, { startIndexers }, { checkChainKindsAtStart }, { ensureChain }] = await Promise.all([
     import('../../indexer/chain-identity.js'),
     import('../../indexer/chain-rpc.js'),
     import('../../indexer/run.js'),
     import('../../chains/index.js'),
+    import('../../db/queries/chains.js'),
   ]);
+  // only a process that indexes a chain registers it: any other command run with the
+  // deployment's chain list (EXPLORER_CHAINS) would bring a removed chain back
+  for (const chain of rt.config.chains) await ensureChain(rt.db, chain.chainId, chain.elasticity, chain.blobSchedule ?? null);
   for (const chain of rt.config.chains) {
     const rpc = chainRpcClient(chain, rt.logger);
     try {

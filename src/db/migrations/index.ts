@@ -22,6 +22,7 @@ import * as tagsJsonChecksums from './022_tags_json_checksums.js';
 import * as balanceIntervals from './023_balance_intervals.js';
 import * as balancesByChain from './024_balances_by_chain.js';
 import * as heldSupply from './025_held_supply.js';
+import * as chainWriter from './026_chain_writer.js';
 
 export interface Migration {
   id: string;
@@ -55,4 +56,5 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: '023_balance_intervals', sql: balanceIntervals.sql },
   { id: '024_balances_by_chain', sql: balancesByChain.sql },
   { id: '025_held_supply', sql: heldSupply.sql },
+  { id: '026_chain_writer', sql: chainWriter.sql },
 ];
