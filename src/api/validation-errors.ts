@@ -43,7 +43,7 @@ function detailFor(error: AjvError, value: unknown): { param: string | null; det
 
 export function validationErrorBody(error: FastifyError, request: FastifyRequest) {
   const context = error.validationContext;
-  const source = (context === 'params' ? request.params : request.query) as Record<string, unknown> | undefined;
+  const source = (context === 'params' ? request.params : context === 'body' ? request.body : request.query) as Record<string, unknown> | undefined;
   // anyOf failures list the branches' errors first; the reference leads with the summary.
   const ajvErrors = [...(error.validation as AjvError[])].sort(
     (a, b) => Number(b.keyword === 'anyOf') - Number(a.keyword === 'anyOf'),

@@ -7,7 +7,7 @@ import type { Logger } from './reorg.js';
 /** how often a waiting writer asks again */
 const RETRY_MS = 2_000;
 /** the lock's connection says something this often, so that no idle-connection reaper ends it */
-const HEARTBEAT_MS = 5_000;
+const HEARTBEAT_MS = 2_000;
 
 export interface WriterLock {
   /** the chain's database for this writer: each transaction is fenced (see `fenced`) */

@@ -1,3 +1,4 @@
+import { STORABLE_TEXT } from '../db/text.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { problem } from '../config/setting.js';
 import type { Hex } from '../db/rows.js';
@@ -18,7 +19,7 @@ export const LABEL_LIMITS = {
 } as const;
 
 const text = (maxLength: number, description?: string) =>
-  Type.String({ minLength: 1, maxLength, ...(description ? { description } : {}) });
+  Type.String({ minLength: 1, maxLength, pattern: STORABLE_TEXT, ...(description ? { description } : {}) });
 
 export const PublicTagEntry = Type.Object(
   { display_name: text(LABEL_LIMITS.tagText), label: text(LABEL_LIMITS.tagText, 'slug, unique per address') },
@@ -32,7 +33,7 @@ export const MetadataTagEntry = Type.Object(
     ordinal: Type.Optional(Type.Integer({ minimum: -1_000_000, maximum: 1_000_000, description: 'sort order in metadata.tags (default 0)' })),
     tagType: Type.Optional(text(64, 'e.g. name, generic, protocol (default generic)')),
     meta: Type.Optional(
-      Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: LABEL_LIMITS.metaValue }), {
+      Type.Record(Type.String({ maxLength: 64, pattern: STORABLE_TEXT }), Type.String({ maxLength: LABEL_LIMITS.metaValue, pattern: STORABLE_TEXT }), {
         maxProperties: LABEL_LIMITS.metaKeys,
         description: 'free-form strings, e.g. main_entity, tooltipUrl',
       }),

@@ -86,12 +86,20 @@ describe.each(await availableEngines())('API keys through the admin API on %s', 
       [{ name: 'x', rate_limit: 1_000_001 }, 'rate_limit'],
       [{ name: 'x', rate_limit: 2.5 }, 'rate_limit'],
       [{ name: 'x', extra: 1 }, 'extra'],
+      // PostgreSQL text holds no NUL (it was a 500), and a name says something
+      [{ name: 'a\u0000b' }, 'name'],
+      [{ name: '   ' }, 'name'],
     ];
     for (const [body, field] of bad) {
       const res = await admin('POST', '/api/v2/admin/keys', body);
       expect([JSON.stringify(body), res.statusCode]).toEqual([JSON.stringify(body), 422]);
       expect(JSON.stringify(res.json().errors[0])).toContain(field);
     }
+    const defaulted = await admin('POST', '/api/v2/admin/keys', { name: 'default limit', rate_limit: null });
+    expect([defaulted.statusCode, defaulted.json().rate_limit]).toEqual([201, null]);
+    await api.db.query('DELETE FROM api_keys WHERE id = $1', [defaulted.json().id]);
+    const zero = await admin('POST', '/api/v2/admin/keys', { name: 'x', rate_limit: 0 });
+    expect(zero.json().errors[0].detail).toBe('0 is smaller than inclusive minimum 1');
     const notJson = await api.app.inject({ method: 'POST', url: '/api/v2/admin/keys', headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'application/json' }, payload: '{"name":' });
     expect(notJson.statusCode).toBe(400);
     for (const id of ['0', '-1', 'abc', '99999999999999999999']) expect([id, (await admin('DELETE', `/api/v2/admin/keys/${id}`)).statusCode]).toEqual([id, 422]);

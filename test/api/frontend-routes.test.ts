@@ -181,7 +181,7 @@ describe.each(await availableEngines())('the frontend\'s address and chain calls
 
 describe('indexing status while behind the head', () => {
   const chain = (indexed: bigint | null, head: bigint | null): ChainStatus => ({
-    chainId: 1, elasticity: 2, blobSchedule: null, indexedBlock: indexed, headBlock: head, polledAt: null, failingSince: null, failure: null, backfilling: false,
+    chainId: 1, elasticity: 2, blobSchedule: null, indexedBlock: indexed, headBlock: head, polledAt: null, addedAt: null, failingSince: null, failure: null, backfilling: false,
   });
   it('ratio of blocks from the first indexed one, floored to hundredths', () => {
     // blocks 100..199 of 100..399: a third

@@ -117,8 +117,23 @@ describe.each(await availableEngines())('/health (%s)', (engine) => {
     expect(silent.status).toBe(503);
     expect(chain(silent.body, 1).reasons).toEqual([expect.stringMatching(/^the indexer has not reached its node for (89|9\d) s \(limit 60 s\)$/)]);
     expect((await health({ healthStaleMs: 0 })).status).toBe(200);
+    // never polled, with blocks indexed (a database filled elsewhere): not judged
     await fresh.db.query('UPDATE chains SET polled_at = NULL WHERE chain_id = 1');
     expect((await health()).status).toBe(200);
+  });
+
+  it('a chain added to be indexed whose node was never reached: 503 once the threshold has passed since it was added', async () => {
+    await ensureChain(fresh.db, 77);
+    try {
+      expect((await health()).status).toBe(200);
+      await fresh.db.query(`UPDATE chains SET updated_at = now() - interval '70 seconds' WHERE chain_id = 77`);
+      const waiting = await health();
+      expect(waiting.status).toBe(503);
+      expect(chain(waiting.body, 77).reasons).toEqual([expect.stringMatching(/^the indexer has not reached its node since the chain was added (69|7\d) s ago \(limit 60 s\)$/)]);
+      expect((await health({ healthStaleMs: 0 })).status).toBe(200);
+    } finally {
+      await fresh.db.query('DELETE FROM chains WHERE chain_id = 77');
+    }
   });
 
   it('an Arbitrum parent follower that stopped reaching the parent node: said beside its figures, the chain still ok', async () => {

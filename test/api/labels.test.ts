@@ -127,6 +127,10 @@ describe.each(await availableEngines())('operator labels on %s', (engine) => {
     const csvRes = await admin('POST', '/api/v2/admin/labels', csv, 'text/csv');
     expect(csvRes.statusCode).toBe(422);
     expect(csvRes.json().errors[0].detail).toMatch(/^line 3: is_scam/);
+    // PostgreSQL text holds no NUL: refused with its line, not a 500
+    const nul = ['[', JSON.stringify(good) + ',', JSON.stringify({ chain_id: CHAIN, address: HOLDERS[2], name: 'a\u0000b' }), ']'].join('\n');
+    const nulRes = await admin('POST', '/api/v2/admin/labels', nul);
+    expect([nulRes.statusCode, nulRes.json().errors[0].detail]).toEqual([422, expect.stringMatching(/^line 3: name/)]);
     const twice = [JSON.stringify([good, good])].join('');
     expect((await admin('POST', '/api/v2/admin/labels', twice)).json().errors[0].detail).toMatch(/already labelled on line 1/);
     expect(await listed()).toEqual(before);

@@ -64,7 +64,7 @@ async function cacheApp(options: PageCacheOptions): Promise<{
   let reads = 0;
   app.decorateRequest('chain', null as never);
   app.addHook('preValidation', async (request) => {
-    request.chain = { chainId: 1, elasticity: 2, blobSchedule: null, indexedBlock: block, headBlock: null, polledAt: null, failingSince: null, failure: null, backfilling: false };
+    request.chain = { chainId: 1, elasticity: 2, blobSchedule: null, indexedBlock: block, headBlock: null, polledAt: null, addedAt: null, failingSince: null, failure: null, backfilling: false };
   });
   const cache = pageCache(app, options);
   app.get('/page', { config: { pageCache: true } }, async () => ({ read: ++reads }));

@@ -11,7 +11,12 @@ import {
   buildCrashChain, compareWithNode, crashTarget, describeReport, isPipelineStart, killHard, mismatchCount, spawnIndexer,
   type CrashChain, type IndexerProcess, type LogLine,
 } from '../support/crash-harness.js';
-import { postgresAvailable } from '../support/databases.js';
+import { freshDatabase, postgresAvailable } from '../support/databases.js';
+import { openDatabase } from '../../src/db/client.js';
+import { ensureChain } from '../../src/db/queries/chains.js';
+import { takeWriterLock, WriterLockLostError } from '../../src/indexer/writer-lock.js';
+
+const quietLogger = { info: () => undefined, warn: () => undefined, debug: () => undefined, error: () => undefined };
 
 const CHAIN_ID = 31337;
 const WAITING = 'another process is indexing this chain into this database: waiting for it to stop (one writer per chain)';
@@ -62,4 +67,59 @@ describe.runIf(await postgresAvailable())('two `explorer index` processes on one
       await target.drop();
     }
   }, 600_000);
+
+  it('a writer that lost its lock mid-transaction cannot commit it once another took over (the fence)', async () => {
+    const fresh = await freshDatabase('postgres');
+    const second = await openDatabase({ databaseUrl: fresh.url! });
+    const stop = new AbortController();
+    try {
+      await ensureChain(fresh.db, CHAIN_ID);
+      const first = (await takeWriterLock(fresh.db, CHAIN_ID, quietLogger, stop.signal))!;
+      let proceed!: () => void;
+      const held = new Promise<void>((r) => (proceed = r));
+      // the first writer's batch: a row written, not yet committed, when its lock's connection goes
+      const batch = first.db.transaction(async (tx) => {
+        await tx.query(`INSERT INTO api_keys (name, key_hash, prefix) VALUES ('stale writer', 'stale', 'stale')`);
+        await held;
+      });
+      const [lockHolder] = await fresh.db.query<{ pid: number }>(
+        `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+      );
+      await fresh.db.query('SELECT pg_terminate_backend($1)', [lockHolder!.pid]);
+      await expect(first.lost).rejects.toBeInstanceOf(WriterLockLostError);
+      // another process takes the chain over while that transaction is still open
+      const secondLock = (await takeWriterLock(second, CHAIN_ID, quietLogger, stop.signal))!;
+      proceed();
+      await expect(batch).rejects.toBeInstanceOf(WriterLockLostError);
+      expect(await second.query(`SELECT 1 FROM api_keys WHERE name = 'stale writer'`)).toEqual([]);
+      // the new writer's transactions go through
+      await secondLock.db.transaction(async (tx) => tx.query('UPDATE chains SET indexed_block = 7 WHERE chain_id = $1', [CHAIN_ID]));
+      expect(await second.query('SELECT indexed_block::text AS b FROM chains WHERE chain_id = $1', [CHAIN_ID])).toEqual([{ b: '7' }]);
+      await secondLock.release();
+      await first.release();
+    } finally {
+      stop.abort();
+      await second.close();
+      await fresh.drop();
+    }
+  }, 60_000);
+
+  it('the lock outlives an idle-connection reaper (idle_session_timeout): its connection keeps talking', async () => {
+    const fresh = await freshDatabase('postgres');
+    const name = new URL(fresh.url!).pathname.slice(1);
+    await fresh.db.query(`ALTER DATABASE ${name} SET idle_session_timeout = '3s'`);
+    const db = await openDatabase({ databaseUrl: fresh.url! });
+    const stop = new AbortController();
+    try {
+      await ensureChain(db, CHAIN_ID);
+      const lock = (await takeWriterLock(db, CHAIN_ID, quietLogger, stop.signal))!;
+      const outcome = await Promise.race([lock.lost.then(() => 'kept', () => 'lost'), new Promise((r) => setTimeout(() => r('kept'), 9_000))]);
+      expect(outcome).toBe('kept');
+      await lock.release();
+    } finally {
+      stop.abort();
+      await db.close();
+      await fresh.drop();
+    }
+  }, 60_000);
 });

@@ -53,6 +53,10 @@ export function chainHealth(c: ChainStatus, limits: HealthThresholds, now = Date
   }
   const stale = silence(c.polledAt, limits, now, 'the indexer');
   if (stale !== null) reasons.push(stale);
+  // added to be indexed, and its node never reached since: as silent as a stopped indexer
+  if (c.polledAt === null && c.addedAt !== null && limits.staleMs > 0 && now - c.addedAt > limits.staleMs) {
+    reasons.push(`the indexer has not reached its node since the chain was added ${Math.round((now - c.addedAt) / 1000)} s ago (limit ${limits.staleMs / 1000} s)`);
+  }
   if (limits.maxLag > 0 && lag !== null && lag > BigInt(limits.maxLag)) {
     reasons.push(`indexing is ${lag} blocks behind the node (limit ${limits.maxLag})`);
   }

@@ -11,6 +11,8 @@ export interface ChainStatus {
   headBlock: bigint | null;
   /** when the indexer last reached its node (this process's clock); null if it never did */
   polledAt: number | null;
+  /** for a chain with nothing indexed whose node was never reached: when it was added (this process's clock); else null */
+  addedAt: number | null;
   /** since when its steps have been failing, and what failed; null while they succeed */
   failingSince: Date | null;
   failure: string | null;
@@ -37,6 +39,7 @@ export async function listChains(db: Queryable): Promise<ChainStatus[]> {
     indexed_block: string | null;
     head_block: string | null;
     polled_ms_ago: string | null;
+    waiting_ms: string | null;
     failing_since: string | null;
     failure: string | null;
     parent_indexed: string | null;
@@ -48,6 +51,7 @@ export async function listChains(db: Queryable): Promise<ChainStatus[]> {
     // the heartbeat's age by the database's clock, which every process shares
     `SELECT c.chain_id::text, c.elasticity, c.blob_schedule, c.indexed_block::text, c.head_block::text,
             (extract(epoch FROM now() - c.polled_at) * 1000)::bigint::text AS polled_ms_ago,
+            CASE WHEN c.polled_at IS NULL AND c.indexed_block IS NULL THEN (extract(epoch FROM now() - c.updated_at) * 1000)::bigint::text END AS waiting_ms,
             to_char(c.failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS failing_since, c.failure,
             p.chain_id IS NOT NULL AS followed, p.indexed_block::text AS parent_indexed, p.head_block::text AS parent_head,
             (extract(epoch FROM now() - p.polled_at) * 1000)::bigint::text AS parent_polled_ms_ago,
@@ -62,6 +66,7 @@ export async function listChains(db: Queryable): Promise<ChainStatus[]> {
     indexedBlock: r.indexed_block === null ? null : BigInt(r.indexed_block),
     headBlock: r.head_block === null ? null : BigInt(r.head_block),
     polledAt: r.polled_ms_ago === null ? null : now - Number(r.polled_ms_ago),
+    addedAt: r.waiting_ms === null ? null : now - Number(r.waiting_ms),
     failingSince: r.failing_since === null ? null : new Date(r.failing_since),
     failure: r.failure,
     backfilling: r.backfilling,
