@@ -26,8 +26,8 @@ const KIND_CHECK_WAIT_MS = 15_000;
 /**
  * Checks every chain's endpoint serves the chain id it was configured with before anything
  * starts, then runs the pipelines. A chain whose pipeline dies stops alone while others run
- * (indexer/run.ts); when none is left, or a writer lock is lost, the process exits non-zero so a
- * supervisor restarts it. Transient faults never get that far.
+ * (indexer/run.ts); when none is left the process exits non-zero so a supervisor restarts it.
+ * Transient faults, a lost writer lock included, never get that far.
  */
 const indexerRole: Role = async (rt) => {
   if (rt.config.chains.length === 0) {
