@@ -6,6 +6,7 @@ import type { Redis } from 'ioredis';
 import { Registry as MetricsRegistry } from 'prom-client';
 import { withProcessMetrics } from './metrics-server.js';
 import { requestMetrics } from './request-metrics.js';
+import { logThrottle } from './log-throttle.js';
 import type { Database } from '../db/client.js';
 import type { ApiConfig } from '../config/config.js';
 import { AddressObject } from './schemas/address.js';
@@ -142,14 +143,9 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   );
 
   // A Redis that does not answer leaves each process its own limits: said once a minute at most.
-  let fallbacks = 0;
-  let saidAt = 0;
+  const fallbackLog = logThrottle(60_000);
   const onRedisFallback = (error: Error) => {
-    fallbacks++;
-    if (Date.now() - saidAt < 60_000) return;
-    saidAt = Date.now();
-    app.log.warn({ err: error.message, requests: fallbacks }, 'Redis did not answer: rate limits are counted in this process meanwhile');
-    fallbacks = 0;
+    if (fallbackLog.due()) app.log.warn({ err: error.message, heldBack: fallbackLog.since() }, 'Redis did not answer: rate limits are counted in this process meanwhile');
   };
 
   // The operator's scope: admin keys only, never an API key (routes/admin.ts).

@@ -5,6 +5,7 @@ import type { Config } from '../config/config.js';
 import { openDatabase, type Database } from '../db/client.js';
 import { migrate } from '../db/migrate.js';
 import { IndexerMetrics } from '../indexer/metrics.js';
+import { logThrottle } from '../api/log-throttle.js';
 
 export interface Runtime {
   config: Config;
@@ -39,16 +40,14 @@ function databaseShown(config: Config): string {
  */
 export function openRedis(url: string, logger: Pick<Logger, 'warn' | 'info'>): Redis {
   const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: 250 });
-  let saidAt = 0;
+  // every reconnection attempt fails alike: once a minute is enough
+  const unavailable = logThrottle(60_000);
   redis.on('error', (err: Error) => {
-    // every reconnection attempt fails alike: once a minute is enough
-    if (Date.now() - saidAt < 60_000) return;
-    saidAt = Date.now();
-    logger.warn({ err: err.message }, 'Redis unavailable: rate limits are counted in each process meanwhile');
+    if (unavailable.due()) logger.warn({ err: err.message }, 'Redis unavailable: rate limits are counted in each process meanwhile');
   });
   redis.on('ready', () => {
-    if (saidAt > 0) logger.info('Redis available again: rate limits are shared again');
-    saidAt = 0;
+    if (unavailable.said) logger.info('Redis available again: rate limits are shared again');
+    unavailable.reset();
   });
   return redis;
 }

@@ -1,3 +1,4 @@
+import { logThrottle } from '../log-throttle.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { HttpError, InvalidParameterError } from '../http-error.js';
@@ -10,8 +11,7 @@ import { validationErrorBody } from '../validation-errors.js';
  * past blocks queued: 503 with Retry-After). Nothing else leaks (no stack,
  * no driver text); the cause goes to the log.
  */
-const OUTAGE_LOG_MS = 10_000;
-const outage = { loggedAt: 0, since: 0 };
+const outageLog = logThrottle(10_000);
 
 /**
  * The 503 of a database outage, or of a database busy for now (`retryAfterSeconds`: the header
@@ -20,14 +20,7 @@ const outage = { loggedAt: 0, since: 0 };
 export function replyUnavailable(error: DatabaseUnavailableError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error.retryAfterSeconds === undefined) {
     // an outage fails every request alike: its trace once every 10 s, with how many since
-    const now = Date.now();
-    if (now - outage.loggedAt >= OUTAGE_LOG_MS) {
-      request.log.error({ err: error.cause ?? error, failedSinceLastLine: outage.since }, 'database unavailable');
-      outage.loggedAt = now;
-      outage.since = 0;
-    } else {
-      outage.since++;
-    }
+    if (outageLog.due()) request.log.error({ err: error.cause ?? error, failedSinceLastLine: outageLog.since() }, 'database unavailable');
     return reply.code(503);
   }
   request.log.warn(error.message);

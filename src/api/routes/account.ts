@@ -1,3 +1,4 @@
+import { keysetPage } from '../views/keyset-page.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Queryable } from '../../db/client.js';
 import type { Hex } from '../../db/rows.js';
@@ -60,9 +61,7 @@ export function accountRoutes(app: FastifyInstance, db: Queryable, index: Accoun
       async (request) => {
         const size = request.query.items_count ?? ACCOUNT_LIMITS.pageSize;
         const rows = await listAccountEntries(db, ownerOf(request), kind, request.query.id ?? null, size + 1);
-        const items = rows.slice(0, size);
-        const last = items[items.length - 1];
-        return { items: items.map(view), next_page_params: rows.length > size && last ? { id: last.id, items_count: size } : null };
+        return keysetPage(rows, size, view, (last) => ({ id: last.id }));
       },
     );
     app.post<{ Body: AccountEntryBody }>(

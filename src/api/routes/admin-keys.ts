@@ -1,3 +1,4 @@
+import { keysetPage } from '../views/keyset-page.js';
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../db/client.js';
 import { type ApiKeyRecord, createApiKey, listApiKeys, revokeApiKey } from '../../db/queries/api-keys.js';
@@ -34,9 +35,7 @@ export async function adminKeysRoutes(admin: FastifyInstance, db: Database): Pro
     async (request) => {
       const size = request.query.items_count ?? KEYS_PAGE_DEFAULT;
       const rows = await listApiKeys(db, { afterId: request.query.after_id, limit: size + 1 });
-      const items = rows.slice(0, size);
-      const last = items[items.length - 1];
-      return { items: items.map(view), next_page_params: rows.length > size && last ? { after_id: last.id, items_count: size } : null };
+      return keysetPage(rows, size, view, (last) => ({ after_id: last.id }));
     },
   );
 

@@ -1,3 +1,4 @@
+import { keysetPage } from '../views/keyset-page.js';
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../db/client.js';
 import type { Hex } from '../../db/rows.js';
@@ -49,12 +50,7 @@ export async function adminLabelsRoutes(admin: FastifyInstance, db: Database): P
         after,
         limit: size + 1,
       });
-      const items = rows.slice(0, size);
-      const last = items[items.length - 1];
-      return {
-        items: items.map(toEntry),
-        next_page_params: rows.length > size && last ? { after_chain_id: last.chainId, after_address: last.address, items_count: size } : null,
-      };
+      return keysetPage(rows, size, toEntry, (last) => ({ after_chain_id: last.chainId, after_address: last.address }));
     },
   );
 

@@ -21,12 +21,21 @@ const FAILURES: Record<string, string> = {
 
 const asNumber = (v: bigint | null) => (v === null ? null : Number(v));
 
-/** How long the node (or a parent chain's node) has not been reached, past the staleness limit: the reason, else null. */
+/** Seconds since `since`, when they are past the staleness limit; else (or with no `since`) null. */
+function pastStaleLimit(since: number | null, limits: HealthThresholds, now: number): number | null {
+  if (since === null || limits.staleMs <= 0 || now - since <= limits.staleMs) return null;
+  return Math.round((now - since) / 1000);
+}
+
+const limitText = (limits: HealthThresholds) => `(limit ${limits.staleMs / 1000} s)`;
+
+/**
+ * How long the node (or a parent chain's node) has not been reached, past the staleness limit:
+ * the reason, else null. Never polled: nothing was ever reached to go stale.
+ */
 function silence(polledAt: number | null, limits: HealthThresholds, now: number, what: string): string | null {
-  // never polled: nothing was ever reached to go stale (a chain served from a database filled elsewhere)
-  const silentMs = polledAt === null ? 0 : now - polledAt;
-  if (limits.staleMs <= 0 || silentMs <= limits.staleMs) return null;
-  return `${what} has not reached its node for ${Math.round(silentMs / 1000)} s (limit ${limits.staleMs / 1000} s)`;
+  const seconds = pastStaleLimit(polledAt, limits, now);
+  return seconds === null ? null : `${what} has not reached its node for ${seconds} s ${limitText(limits)}`;
 }
 
 /**
@@ -53,10 +62,10 @@ export function chainHealth(c: ChainStatus, limits: HealthThresholds, now = Date
   }
   const stale = silence(c.polledAt, limits, now, 'the indexer');
   if (stale !== null) reasons.push(stale);
-  // added to be indexed, and its node never reached since: as silent as a stopped indexer
-  if (c.polledAt === null && c.addedAt !== null && limits.staleMs > 0 && now - c.addedAt > limits.staleMs) {
-    reasons.push(`the indexer has not reached its node since the chain was added ${Math.round((now - c.addedAt) / 1000)} s ago (limit ${limits.staleMs / 1000} s)`);
-  }
+  // added to be indexed, and its node never reached since: as silent as a stopped indexer (a
+  // chain with blocks but never polled was filled elsewhere: not judged; addedAt is null then)
+  const waiting = c.polledAt === null ? pastStaleLimit(c.addedAt, limits, now) : null;
+  if (waiting !== null) reasons.push(`the indexer has not reached its node since the chain was added ${waiting} s ago ${limitText(limits)}`);
   if (limits.maxLag > 0 && lag !== null && lag > BigInt(limits.maxLag)) {
     reasons.push(`indexing is ${lag} blocks behind the node (limit ${limits.maxLag})`);
   }
