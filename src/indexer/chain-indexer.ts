@@ -16,7 +16,8 @@ import { consensusHashes, indexedBlock, setHeadBlock } from '../db/queries/progr
 import { digestBlock, transformBatch, findLinkBreak, type DigestedBlock, type IndexBatch, type TransformOptions } from './transform.js';
 import { BlockPrefetcher } from './block-prefetcher.js';
 import { HeadPoller } from './head-poller.js';
-import { pruneHistory, pruneRecordedChanges, writeBatch } from './write-batch.js';
+import { pruneRecordedChanges, writeBatch } from './write-batch.js';
+import { HistoryHorizon } from './history-horizon.js';
 import { balancesAt, reconcileBalances, withBalanceRepair } from './reconcile.js';
 import { RebasingBalances } from './rebasing.js';
 import { findCommonAncestor, rollBackTo, type Logger } from './reorg.js';
@@ -66,9 +67,8 @@ export class ChainIndexer {
   private readonly recentAddresses = new RecentAddresses();
   private readonly backfill: Backfill;
   private readonly status: StepStatus;
-  /** whether history below --history-from-block has been pruned by this process */
-  private historyPruned = false;
-  private horizonAboveHeadWarned = false;
+  /** the history below --history-from-block, pruned once the index gets there */
+  private readonly horizon: HistoryHorizon;
 
   constructor(private readonly options: ChainIndexerOptions) {
     this.db = options.db;
@@ -81,6 +81,7 @@ export class ChainIndexer {
     this.traces = options.traces === false ? Promise.resolve(false) : null;
     this.backfill = new Backfill(options.db, options.chain.chainId, options.chain.reorgWindow, options.logger);
     this.status = new StepStatus(options.db, options.chain.chainId);
+    this.horizon = new HistoryHorizon(options.db, options.chain.chainId, options.chain.historyFromBlock, options.logger);
   }
 
   private get minBatchBlocks(): number {
@@ -365,26 +366,6 @@ export class ChainIndexer {
     if (tip && keys.length > 0) await reconcileBalances(this.db, this.rpc, this.chain.chainId, keys, tip.number);
   }
 
-  /** Once the index reaches the history horizon, what lies below it is pruned (once per process). */
-  private async pruneHistory(indexed: bigint, head: bigint): Promise<void> {
-    const horizon = this.chain.historyFromBlock;
-    if (horizon === null || this.historyPruned) return;
-    if (horizon > head && !this.horizonAboveHeadWarned) {
-      // likely a typo; said once, as it is not wrong (the history is pruned when the chain gets there)
-      this.horizonAboveHeadWarned = true;
-      this.logger.warn({ ...this.label, horizon: horizon.toString(), head: head.toString() }, 'history horizon (--history-from-block) is above the node\'s head: history is kept until the chain reaches it');
-    }
-    if (indexed < horizon) return;
-    const { before, after } = await pruneHistory(this.db, this.chain.chainId, horizon);
-    this.historyPruned = true;
-    if (before === after && after !== null && after > horizon) {
-      // a lower horizon than before: what the higher one pruned stays gone
-      this.logger.warn({ ...this.label, horizon: horizon.toString(), historyFrom: after.toString() }, 'balance history starts above the horizon: an earlier horizon pruned it');
-    } else if (before !== after) {
-      this.logger.info({ ...this.label, below: horizon.toString() }, 'balance history below the horizon pruned');
-    }
-  }
-
   private async afterBatch(batch: IndexBatch, head: bigint, ms: number): Promise<void> {
     const target = this.options.targetTransfers ?? this.chain.transfersPerRange;
     const blocks = batch.blocks.length;
@@ -397,7 +378,7 @@ export class ChainIndexer {
         this.logger.warn({ ...this.label, err: error instanceof Error ? error.message : String(error) }, 'pruning balance changes failed'),
       );
     }
-    await this.pruneHistory(batch.to, head);
+    await this.horizon.afterBatch(batch.to, head);
     // one line per commit at debug level: where a kill or a stop left the index, to the block
     this.logger.debug({ ...this.label, indexed: batch.to.toString(), head: head.toString(), behind: Number(head - batch.to) }, 'batch committed');
     this.options.metrics?.blocks.inc(this.metricLabel, blocks);

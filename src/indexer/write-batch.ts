@@ -6,7 +6,6 @@ import { applyBalanceDeltas, applyBlockChanges, pruneBalanceChanges, recordBalan
 import { addUncheckedAddresses } from '../db/queries/write-addresses.js';
 import { changesFrom, recordBatchProgress, setChangesFrom, type BatchProgress } from '../db/queries/progress.js';
 import { setSweepPosition, type SweepPosition } from '../db/queries/rebasing-sweep.js';
-import { historyFrom, pruneHistoryBelow } from '../db/queries/write-history.js';
 import { settleBalances } from './reconcile.js';
 import type { IndexBatch } from './transform.js';
 import { refreshPrimaryNames, writeEnsEvents } from '../db/queries/ens.js';
@@ -84,19 +83,5 @@ export async function pruneRecordedChanges(db: Database, chainId: number, below:
     await pruneBalanceChanges(tx, chainId, below);
     const from = await changesFrom(tx, chainId);
     if (from !== null && from < below) await setChangesFrom(tx, chainId, below);
-  });
-}
-
-/**
- * Prunes history below the horizon in one transaction, unless it already starts there. Returns
- * where the kept history starts before and after (above the horizon when an earlier, higher
- * horizon pruned it: pruned history does not come back).
- */
-export async function pruneHistory(db: Database, chainId: number, horizon: bigint): Promise<{ before: bigint | null; after: bigint | null }> {
-  return db.transaction(async (tx) => {
-    const before = await historyFrom(tx, chainId);
-    if (before !== null && before >= horizon) return { before, after: before };
-    await pruneHistoryBelow(tx, chainId, horizon);
-    return { before, after: horizon };
   });
 }

@@ -13,7 +13,7 @@ import { availableEngines, freshDatabase } from '../support/databases.js';
 import { DEVNET_CHAIN_ID as CHAIN, startIndexer, type RunningIndexer } from '../support/indexer-harness.js';
 import { holderCounts, servedBalances, sortedEntries, truthClient } from '../support/ground-truth.js';
 import { buildHistoryChain, spreadBlocks, totalSupplyAt, truthAt, type HistoryChain } from '../support/history-truth.js';
-import { pruneHistory } from '../../src/indexer/write-batch.js';
+import { pruneHistory } from '../../src/indexer/history-horizon.js';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contracts } from '../../src/devnet/artifacts.js';
 import { generateActivity } from '../../src/devnet/scenario.js';
 import { balanceAt } from '../../src/db/queries/balance-history.js';
-import { pruneHistory } from '../../src/indexer/write-batch.js';
+import { pruneHistory } from '../../src/indexer/history-horizon.js';
 import type { Hex } from '../../src/db/rows.js';
 import { startTestNode, type TestNode } from '../support/anvil.js';
 import { availableEngines, freshDatabase } from '../support/databases.js';
