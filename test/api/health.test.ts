@@ -61,6 +61,28 @@ describe.each(await availableEngines())('/health (%s)', (engine) => {
     expect((await health()).status).toBe(200);
   });
 
+  it('a chain stopped with its node behind the index (a reset node): the negative lag is explained', async () => {
+    await setIndexedBlock(fresh.db, 10, 505n);
+    await setHeadBlock(fresh.db, 10, 0n);
+    await recordIndexerFailure(fresh.db, 10, 'stopped');
+    const { status, body } = await health();
+    expect(status).toBe(503);
+    expect(chain(body, 10)).toMatchObject({ status: 'degraded', indexed_block: 505, head_block: 0, lag: -505 });
+    expect(chain(body, 10).reasons).toEqual([
+      expect.stringMatching(/^indexing has been failing since .*: the indexer stopped on an error it does not retry/),
+      "the node's head (0) is below the indexed block (505): the node was reset, or the URL now serves another chain",
+    ]);
+    await clearIndexerFailure(fresh.db, 10);
+    await setIndexedBlock(fresh.db, 10, 500n);
+    await setHeadBlock(fresh.db, 10, 502n);
+    // on a working chain a head below the index is a reorg being rolled back: no reason of its own
+    await setHeadBlock(fresh.db, 1, 499n);
+    const working = await health();
+    expect(chain(working.body, 1)).toMatchObject({ status: 'ok', lag: -1, reasons: [] });
+    await setHeadBlock(fresh.db, 1, 502n);
+    expect((await health()).status).toBe(200);
+  });
+
   it('?chain_id= judges only the chains listed: one chain failing takes out only its own probes', async () => {
     await recordIndexerFailure(fresh.db, 10, 'rpc');
     try {

@@ -59,6 +59,9 @@ export function chainHealth(c: ChainStatus, limits: HealthThresholds, now = Date
   const reasons: string[] = [];
   if (c.failingSince !== null) {
     reasons.push(`indexing has been failing since ${c.failingSince.toISOString()}: ${FAILURES[c.failure ?? ''] ?? c.failure}`);
+    // a negative lag, said in words where it explains the failure (a reset node, another chain
+    // at the URL); on a working chain it is a reorg to a shorter branch, rolled back in a moment
+    if (lag !== null && lag < 0n) reasons.push(`the node's head (${c.headBlock}) is below the indexed block (${c.indexedBlock}): the node was reset, or the URL now serves another chain`);
   }
   const stale = silence(c.polledAt, limits, now, 'the indexer');
   if (stale !== null) reasons.push(stale);
