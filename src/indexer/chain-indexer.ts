@@ -18,6 +18,7 @@ import { BlockPrefetcher } from './block-prefetcher.js';
 import { HeadPoller } from './head-poller.js';
 import { pruneRecordedChanges, writeBatch } from './write-batch.js';
 import { HistoryHorizon } from './history-horizon.js';
+import { LinkBreaks } from './link-breaks.js';
 import { balancesAt, reconcileBalances, withBalanceRepair } from './reconcile.js';
 import { RebasingBalances } from './rebasing.js';
 import { findCommonAncestor, rollBackTo, type Logger } from './reorg.js';
@@ -69,6 +70,7 @@ export class ChainIndexer {
   private readonly status: StepStatus;
   /** the history below --history-from-block, pruned once the index gets there */
   private readonly horizon: HistoryHorizon;
+  private readonly linkBreaks: LinkBreaks;
 
   constructor(private readonly options: ChainIndexerOptions) {
     this.db = options.db;
@@ -81,6 +83,7 @@ export class ChainIndexer {
     this.traces = options.traces === false ? Promise.resolve(false) : null;
     this.backfill = new Backfill(options.db, options.chain.chainId, options.chain.reorgWindow, options.logger);
     this.status = new StepStatus(options.db, options.chain.chainId);
+    this.linkBreaks = new LinkBreaks(options.chain.chainId, options.logger, this.status, Math.min(options.chain.pollIntervalMs, 500));
     this.horizon = new HistoryHorizon(options.db, options.chain.chainId, options.chain.historyFromBlock, options.logger);
   }
 
@@ -155,8 +158,9 @@ export class ChainIndexer {
           await this.backfill.finish();
           // A branch as long as ours or shorter never shows up as a broken link ahead of us:
           // compare the node's block at our height (or its head, if lower) with ours.
-          if (parent !== null && (await this.tipReplaced(next - 1n, parent, head, signal))) {
-            ({ next, parent } = await this.handleReorg(next));
+          const rolledBack = parent !== null && (await this.tipReplaced(next - 1n, parent, head, signal)) ? await this.handleReorg(next) : null;
+          if (rolledBack) {
+            ({ next, parent } = rolledBack);
             continue;
           }
           await this.status.succeeded();
@@ -171,14 +175,14 @@ export class ChainIndexer {
           prefetcher.reset();
           // the branch the node is on now may be shorter than the head we knew
           heads.forget();
-          if (brokenAt === next && parent !== null) {
-            ({ next, parent } = await this.handleReorg(next));
-          } else {
-            // the node reorganised while the range was being fetched: fetch it again
-            await sleep(Math.min(this.chain.pollIntervalMs, 500), signal);
-          }
+          const rolledBack = brokenAt === next && parent !== null ? await this.handleReorg(next) : null;
+          if (rolledBack) ({ next, parent } = rolledBack);
+          // the node reorganised while the range was being fetched (or its chain contradicts
+          // itself: ./link-breaks.ts): fetch it again
+          else await sleep(await this.linkBreaks.seen(batch.blocks, brokenAt, parent), signal);
           continue;
         }
+        this.linkBreaks.clear();
         // The next batch is taken and transformed while this one is written: the transform's
         // CPU beside the database's, not after it. It is dropped with the prefetcher on any upset.
         if (batch.to < head) {
@@ -319,13 +323,18 @@ export class ChainIndexer {
     return this.backfill.start();
   }
 
-  private async handleReorg(next: bigint): Promise<{ next: bigint; parent: Hex | null }> {
-    await this.backfill.finish();
+  /**
+   * Rolls back to the last block the node still has as we do; null when that is our tip: no
+   * block of ours was replaced (a node whose next block does not link to its own tip).
+   */
+  private async handleReorg(next: bigint): Promise<{ next: bigint; parent: Hex | null } | null> {
     const floor = this.chain.startBlock - 1n;
     const ancestor = await findCommonAncestor(this.db, this.rpc, this.chain.chainId, next - 1n, floor);
     // from genesis, not even block 0 in common (indexed from a later block, what lies below the
     // start is not ours to compare: a reorg deeper than the index rolls back to its start)
     if (ancestor < 0n) throw new ForeignChainError(this.chain.chainId, this.chain.startBlock);
+    if (ancestor === next - 1n) return null;
+    await this.backfill.finish();
     await rollBackTo(this.db, this.rpc, this.chain.chainId, ancestor, next - 1n, this.logger, ensRegistryFor(this.chain.chainId, this.chain.ens));
     this.options.metrics?.reorgs.inc(this.metricLabel);
     const parent = (await consensusHashes(this.db, this.chain.chainId, ancestor, ancestor)).get(ancestor) ?? null;

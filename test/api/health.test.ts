@@ -83,6 +83,21 @@ describe.each(await availableEngines())('/health (%s)', (engine) => {
     expect((await health()).status).toBe(200);
   });
 
+  it('a chain whose node was reached but with nothing indexed yet is degraded, unless the lag check is off', async () => {
+    await ensureChain(fresh.db, 20);
+    try {
+      await setHeadBlock(fresh.db, 20, 843n);
+      const waiting = await health();
+      expect(waiting.status).toBe(503);
+      expect(chain(waiting.body, 20)).toMatchObject({ status: 'degraded', indexed_block: null, head_block: 843, lag: null });
+      expect(chain(waiting.body, 20).reasons).toEqual(["nothing indexed yet; the node's head is block 843"]);
+      expect(chain((await health({ healthMaxLag: 0 })).body, 20)).toMatchObject({ status: 'ok', reasons: [] });
+    } finally {
+      await setIndexedBlock(fresh.db, 20, 843n);
+    }
+    expect((await health()).status).toBe(200);
+  });
+
   it('?chain_id= judges only the chains listed: one chain failing takes out only its own probes', async () => {
     await recordIndexerFailure(fresh.db, 10, 'rpc');
     try {

@@ -79,6 +79,8 @@ export type FaultStats = Record<FaultKind, number> & {
   maxCallsPerSecond: number;
   /** requests refused with 429 by the provider limit */
   limited: number;
+  /** blocks answered with a parent hash that is not their parent's (setBrokenParent) */
+  brokenParent: number;
   /**
    * requests that arrived while a Retry-After this proxy gave was still running, more than
    * `RETRY_AFTER_GRACE_MS` after it was given (earlier ones may have been on their way already)
@@ -112,6 +114,13 @@ export interface FaultProxy {
    * 'wrongIds' a batch, any request otherwise. Works while paused.
    */
   injectNext(kind: FaultKind, times?: number): void;
+  /**
+   * From now on (until called with undefined), eth_getBlockByNumber of block `number` answers the
+   * node's block with another parent hash: a node whose chain contradicts itself, as a devnet
+   * restored with another genesis, or backends on two branches behind one URL. Counted in
+   * `brokenParent` (each block answered so).
+   */
+  setBrokenParent(number: bigint | undefined): void;
   close(): Promise<void>;
 }
 
@@ -162,7 +171,7 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
   const queued: FaultKind[] = [];
   const emptyStats = (): FaultStats =>
     ({
-      requests: 0, forwarded: 0, maxInFlight: 0, maxCallsPerSecond: 0, limited: 0, ignoredRetryAfter: 0,
+      requests: 0, forwarded: 0, maxInFlight: 0, maxCallsPerSecond: 0, limited: 0, ignoredRetryAfter: 0, brokenParent: 0,
       ...Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])),
     }) as FaultStats;
   let stats = emptyStats();
@@ -172,6 +181,9 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
   /** calls admitted, by arrival, over the last second */
   const admitted: Array<{ at: number; calls: number }> = [];
   let retryAfter: { givenAt: number; until: number } | undefined;
+  let brokenParent: string | undefined;
+  /** the parent hash a broken block is answered with: no block's */
+  const FOREIGN_PARENT = `0x${'ba'.repeat(32)}`;
 
   /** The provider limit's verdict on a request of `calls` calls: admitted (and counted), or refused. */
   const admit = (calls: number): boolean => {
@@ -269,12 +281,14 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
         stats.rangeTooLarge++;
       }
     }
+    const breaks = (call: RpcCall) => brokenParent !== undefined && isNumberedBlockCall(call) && BigInt(call.params![0] as string) === BigInt(brokenParent);
+    const rewrite = calls.some(breaks);
     const remote = calls.filter((_, i) => !local.has(i));
     let upstream: { status: number; contentType: string; text: string } | undefined;
     let remoteAnswers: RpcAnswer[] = [];
     if (remote.length > 0) {
       upstream = await forward(req, JSON.stringify(isBatch ? remote : remote[0]));
-      if (local.size === 0) return upstream;
+      if (local.size === 0 && !rewrite) return upstream;
       const parsed = JSON.parse(upstream.text) as RpcAnswer | RpcAnswer[];
       remoteAnswers = Array.isArray(parsed) ? parsed : [parsed];
     }
@@ -282,6 +296,13 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
     const byId = new Map(remoteAnswers.map((r) => [JSON.stringify(r.id), r]));
     let next = 0;
     const answers = calls.map((call, i) => local.get(i) ?? byId.get(JSON.stringify(call.id)) ?? remoteAnswers[next++]!);
+    for (const [i, call] of calls.entries()) {
+      const block = answers[i]!.result as { parentHash?: string } | null | undefined;
+      if (breaks(call) && block) {
+        answers[i] = { ...answers[i]!, result: { ...block, parentHash: FOREIGN_PARENT } };
+        stats.brokenParent++;
+      }
+    }
     return { status: 200, contentType: 'application/json', text: JSON.stringify(isBatch ? answers : answers[0]) };
   };
 
@@ -408,6 +429,9 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
     },
     injectNext: (kind, times = 1) => {
       for (let i = 0; i < times; i++) queued.push(kind);
+    },
+    setBrokenParent: (number) => {
+      brokenParent = number === undefined ? undefined : `0x${number.toString(16)}`;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -72,6 +72,11 @@ export function chainHealth(c: ChainStatus, limits: HealthThresholds, now = Date
   if (limits.maxLag > 0 && lag !== null && lag > BigInt(limits.maxLag)) {
     reasons.push(`indexing is ${lag} blocks behind the node (limit ${limits.maxLag})`);
   }
+  // the node reached, its head known, and not one block committed yet: as far behind as can be
+  // (the start block, which the API does not know, makes the lag unknown)
+  if (limits.maxLag > 0 && c.indexedBlock === null && c.headBlock !== null) {
+    reasons.push(`nothing indexed yet; the node's head is block ${c.headBlock}`);
+  }
   return {
     chain_id: c.chainId,
     status: reasons.length === 0 ? 'ok' : 'degraded',
