@@ -30,6 +30,7 @@ import { blockRoute } from './routes/block.js';
 import { tokenCountersRoute } from './routes/token-counters.js';
 import { etherscanRoutes } from './routes/etherscan/route.js';
 import { etherscanQueryNames } from './routes/etherscan/query-names.js';
+import { lastValueWins } from './plugins/repeated-parameters.js';
 import { healthRoute } from './routes/health.js';
 import { tokenRoute } from './routes/token.js';
 import { webRoute } from './routes/web.js';
@@ -59,8 +60,10 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   const app = Fastify({
     ...(logger ? { loggerInstance: logger } : { logger: false }),
     ...serverTimeouts(options.api),
-    // A long bad hash must reach validation (422), not be cut to a 404 by the router.
-    routerOptions: { maxParamLength: 2_000 },
+    // A long bad hash must reach validation (422), not be cut to a 404 by the router. Paths are
+    // matched as the reference's router splits them, empty segments dropped: a trailing slash
+    // or a doubled one (a base URL ending in `/`) finds the route.
+    routerOptions: { maxParamLength: 2_000, ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
     // The router's own rejections (a path segment longer than that, a malformed URL) get the
     // documented bodies too: such a chain id or hash names nothing we serve.
     frameworkErrors: (error, _request, reply) => {
@@ -164,8 +167,9 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     onRedisFallback,
       publicLimit: options.api.publicRateLimit,
     });
-    // (before auth: it reads the key from the lowercased query)
+    // (before auth: it reads the key from the lowercased query, or from the last of its values)
     etherscanQueryNames(api);
+    lastValueWins(api);
     await api.register(authPlugin, {
       db,
       staticKeys: options.api.staticApiKeys,

@@ -5,7 +5,7 @@ import { ensureChain } from '../../src/db/queries/chains.js';
 import { putBalances, upsertTokens } from '../../src/db/queries/write-tokens.js';
 import { upsertAddresses, upsertAddressTags } from '../../src/db/queries/write-addresses.js';
 import { availableEngines } from '../support/databases.js';
-import { startTestApi, type TestApi } from '../support/api.js';
+import { startTestApi, TEST_KEY, type TestApi } from '../support/api.js';
 import { addressOf } from '../support/seed.js';
 import { assertWire, holdersPageSchema, messageSchema } from './wire-schema.js';
 
@@ -129,6 +129,38 @@ describe.each(await availableEngines())('holders on %s', (engine) => {
     }
     const expected = HOLDERS.map((_, i) => ((51n - BigInt(i)) * 10n ** 20n).toString());
     expect(all).toEqual(expected);
+  });
+
+  it('a name sent twice is its last value, as the reference reads it: a loop that appends next_page_params to a URL holding items_count pages on', async () => {
+    const inject = async (url: string) => {
+      const res = await api.app.inject(url);
+      expect(res.statusCode).toBe(200);
+      return res.json() as { items: Array<{ value: string }>; next_page_params: Record<string, string | number> | null };
+    };
+    const base = `/${CHAIN}/api/v2/tokens/${TOKENS.distinct}/holders?apikey=${TEST_KEY}&items_count=9`;
+    const all: string[] = [];
+    let page = await inject(base);
+    for (;;) {
+      all.push(...page.items.map((i) => i.value));
+      if (!page.next_page_params) break;
+      const next = new URLSearchParams(Object.entries(page.next_page_params).map(([k, v]) => [k, String(v)]));
+      page = await inject(`${base}&${next}`);
+    }
+    expect(all).toEqual(HOLDERS.map((_, i) => ((51n - BigInt(i)) * 10n ** 20n).toString()));
+    expect((await inject(`${base}&items_count=2&items_count=3`)).items).toHaveLength(3);
+  });
+
+  it('a trailing or doubled slash finds the route, as the reference splits paths', async () => {
+    const plain = await holders(TOKENS.distinct, { items_count: 2 });
+    for (const path of [
+      `/${CHAIN}/api/v2/tokens/${TOKENS.distinct}/holders/`,
+      `//${CHAIN}/api/v2/tokens/${TOKENS.distinct}/holders`,
+      `/${CHAIN}//api/v2/tokens/${TOKENS.distinct}//holders`,
+    ]) {
+      const raw = await api.app.inject(`${path}?apikey=${TEST_KEY}&items_count=2`);
+      expect([path, raw.statusCode]).toEqual([path, 200]);
+      expect(raw.json()).toEqual(plain.body);
+    }
   });
 
   it('key is echoed in next_page_params, apikey never', async () => {

@@ -49,9 +49,9 @@ const ROUTES = ['/:chain_id/api', '/v2/api', '/api'] as const;
 export async function etherscanRoutes(app: FastifyInstance, db: Database): Promise<void> {
   await app.register(async (scope) => {
     scope.setErrorHandler(etherscanErrorHandler);
-    // each form with a trailing slash too (`…/api/?module=…`, as some clients build it): the
-    // envelope, not a 404 page; those are left out of the OpenAPI document
-    for (const url of ROUTES.flatMap((r) => [r, `${r}/`])) {
+    // (each form with a trailing slash too, `…/api/?module=…` as some clients build it: the
+    // router ignores trailing slashes, server.ts)
+    for (const url of ROUTES) {
       scope.get<{ Querystring: EtherscanQuery }>(
         url,
         {
@@ -59,7 +59,6 @@ export async function etherscanRoutes(app: FastifyInstance, db: Database): Promi
           schema: {
             summary: `Etherscan-compatible calls: ${ACTIONS.map((a) => a.action).join(', ')}`,
             tags: ['etherscan'],
-            ...(url.endsWith('/') ? { hide: true } : {}),
             ...(url.startsWith('/:chain_id/') ? { params: Type.Object({ chain_id: Type.String() }) } : {}),
             querystring: EtherscanQuerySchema,
           },
