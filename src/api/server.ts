@@ -6,7 +6,7 @@ import type { Redis } from 'ioredis';
 import { Registry as MetricsRegistry } from 'prom-client';
 import { withProcessMetrics } from './metrics-server.js';
 import { requestMetrics } from './request-metrics.js';
-import { logThrottle } from './log-throttle.js';
+import { logThrottle } from '../log-throttle.js';
 import type { Database } from '../db/client.js';
 import type { ApiConfig } from '../config/config.js';
 import { AddressObject } from './schemas/address.js';

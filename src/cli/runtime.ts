@@ -5,7 +5,7 @@ import type { Config } from '../config/config.js';
 import { openDatabase, type Database } from '../db/client.js';
 import { migrate } from '../db/migrate.js';
 import { IndexerMetrics } from '../indexer/metrics.js';
-import { logThrottle } from '../api/log-throttle.js';
+import { logThrottle } from '../log-throttle.js';
 
 export interface Runtime {
   config: Config;

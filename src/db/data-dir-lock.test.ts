@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,6 +65,26 @@ describe('data directory lock: on disk', () => {
     writeFileSync(join(dir, 'explorer.lock'), JSON.stringify(parent));
     await expect(lockDataDir(dir)).rejects.toThrow(DataDirInUseError);
     await expect(lockDataDir(dir)).rejects.toThrow(new RegExp(`in use by process ${process.ppid} on `));
+  });
+
+  it('takes over the lock of a zombie (exited, its parent not reaping it yet): a restart right after a kill -9', async () => {
+    if (!existsSync('/proc/self/stat')) return;
+    // `true` runs in the background and exits; its parent then becomes `sleep`, which never reaps it
+    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const pid = Number((await once(parent.stdout!, 'data'))[0].toString().trim());
+      const state = () => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[0];
+      for (let i = 0; i < 100 && state() !== 'Z'; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(state()).toBe('Z');
+      expect(processStartTime(pid)).toMatch(/^\d+$/); // kill(pid, 0) and the start time still answer for it
+      const dir = fresh();
+      writeFileSync(join(dir, 'explorer.lock'), JSON.stringify({ ...currentProcess(), pid, startTime: processStartTime(pid), nonce: 'z', since: 'then' }));
+      const release = await lockDataDir(dir);
+      expect(JSON.parse(readFileSync(join(dir, 'explorer.lock'), 'utf8')).pid).toBe(process.pid);
+      release();
+    } finally {
+      parent.kill('SIGKILL');
+    }
   });
 
   it('refuses a second lock by this same process', async () => {

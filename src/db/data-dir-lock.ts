@@ -143,7 +143,13 @@ export async function lockDataDir(dir: string): Promise<() => void> {
   const owner: LockOwner = { ...me, nonce: randomBytes(12).toString('hex'), since: new Date().toISOString() };
   const content = `${JSON.stringify(owner)}\n`;
   const temp = `${file}.${me.pid}.${owner.nonce}.tmp`;
-  writeFileSync(temp, content, { flag: 'wx' });
+  try {
+    writeFileSync(temp, content, { flag: 'wx' });
+  } catch (error) {
+    // created but not written (a full disk): nothing of ours stays behind, and the message says where
+    ignoreMissing(() => unlinkSync(temp));
+    throw new Error(`cannot write in the data directory ${dir}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
   try {
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       if (createLock(file, temp, content)) {

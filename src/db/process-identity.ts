@@ -35,14 +35,26 @@ export function processStartTime(pid: number): string | null {
   return fields[19] ?? null; // field 22 counted from the state, which is field 3
 }
 
-/** Whether a process with this pid exists in this pid namespace (ours or another user's). */
+/** Field 3 of /proc/<pid>/stat, e.g. "R", "S", "Z"; null when gone or without /proc. */
+function processState(pid: number): string | null {
+  const stat = readOrNull(() => readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  return stat === null ? null : (stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] ?? null);
+}
+
+/**
+ * Whether a process with this pid runs in this pid namespace (ours or another user's). A zombie,
+ * exited and not yet reaped by its parent, still answers kill(pid, 0) and keeps its start time,
+ * but holds nothing: a restart right after a kill -9, under a parent that reaps late, was refused
+ * for ~2 s (outside review, 2026-11-27).
+ */
 export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  const state = processState(pid);
+  return state !== 'Z' && state !== 'X';
 }
 
 export function currentProcess(): ProcessIdentity {

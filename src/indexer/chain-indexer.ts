@@ -1,28 +1,25 @@
 import type { ChainConfig } from '../config/config.js';
 import { ensRegistryFor } from '../config/ens.js';
 import type { RpcClient } from '../rpc/client.js';
-import { fetchBlockWithReceipts, supportsBlockReceipts } from '../evm/fetch-blocks.js';
-import { detectTraceMethod, fetchBlockTraceSummary } from '../evm/traces.js';
-import { fetchUncles } from '../evm/uncles.js';
 import { sleep } from '../rpc/backoff.js';
 import { BlockNotAvailableError, WrongChainError } from '../rpc/errors.js';
 import { ForeignChainError, verifyChainId } from './chain-identity.js';
 import { WriterLockLostError } from './writer-lock.js';
 import type { Database } from '../db/client.js';
-import { isConnectionFailure } from '../db/unavailable.js';
 import type { Hex } from '../db/rows.js';
 import { negativeBalances } from '../db/queries/write-balances.js';
 import { consensusHashes, indexedBlock, setHeadBlock } from '../db/queries/progress.js';
-import { digestBlock, transformBatch, findLinkBreak, type DigestedBlock, type IndexBatch, type TransformOptions } from './transform.js';
+import { transformBatch, findLinkBreak, type DigestedBlock, type IndexBatch, type TransformOptions } from './transform.js';
 import { BlockPrefetcher } from './block-prefetcher.js';
 import { HeadPoller } from './head-poller.js';
 import { pruneRecordedChanges, writeBatch } from './write-batch.js';
 import { HistoryHorizon } from './history-horizon.js';
 import { LinkBreaks } from './link-breaks.js';
+import { FailureLog } from './failure-log.js';
 import { balancesAt, reconcileBalances, withBalanceRepair } from './reconcile.js';
 import { RebasingBalances } from './rebasing.js';
 import { findCommonAncestor, rollBackTo, type Logger } from './reorg.js';
-import { WrappedNativeTokens } from './wrapped-native.js';
+import { BlockFetcher } from './block-fetcher.js';
 import { RecentAddresses } from './recent-addresses.js';
 import { Backfill } from './backfill.js';
 import { StepStatus } from './step-status.js';
@@ -61,28 +58,31 @@ export class ChainIndexer {
   private readonly rpc: RpcClient;
   private readonly chain: ChainConfig;
   private readonly logger: Logger;
-  private readonly wrapped: WrappedNativeTokens;
+  private readonly fetcher: BlockFetcher;
   private readonly rebasing: RebasingBalances;
   private batchBlocks: number;
-  private traces: Promise<boolean> | null;
   private readonly recentAddresses = new RecentAddresses();
   private readonly backfill: Backfill;
   private readonly status: StepStatus;
   /** the history below --history-from-block, pruned once the index gets there */
   private readonly horizon: HistoryHorizon;
   private readonly linkBreaks: LinkBreaks;
+  private readonly failures: FailureLog;
 
   constructor(private readonly options: ChainIndexerOptions) {
     this.db = options.db;
     this.rpc = options.rpc;
     this.chain = options.chain;
     this.logger = options.logger;
-    this.wrapped = new WrappedNativeTokens(options.rpc, options.chain.wrappedNativeTokens ?? []);
+    this.fetcher = new BlockFetcher(options.rpc, options.chain, options.logger, options.traces);
     this.rebasing = new RebasingBalances(options.chain.rebasingTokens, options.chain.rebasingSweepBatches);
     this.batchBlocks = this.minBatchBlocks;
-    this.traces = options.traces === false ? Promise.resolve(false) : null;
     this.backfill = new Backfill(options.db, options.chain.chainId, options.chain.reorgWindow, options.logger);
     this.status = new StepStatus(options.db, options.chain.chainId);
+    this.failures = new FailureLog(options.logger, { chainId: options.chain.chainId }, 'error', {
+      failed: 'indexing step failed; retrying from the last committed block',
+      recovered: 'indexing recovered',
+    });
     this.linkBreaks = new LinkBreaks(options.chain.chainId, options.logger, this.status, Math.min(options.chain.pollIntervalMs, 500));
     this.horizon = new HistoryHorizon(options.db, options.chain.chainId, options.chain.historyFromBlock, options.logger);
   }
@@ -125,7 +125,7 @@ export class ChainIndexer {
   async run(signal: AbortSignal): Promise<void> {
     await verifyChainId(this.rpc, this.chain.chainId);
     const prefetcher = new BlockPrefetcher(
-      { fetch: (block, fetchSignal) => this.fetchBlock(block, fetchSignal), inFlight: () => this.blocksInFlight, window: () => this.fetchWindow },
+      { fetch: (block, fetchSignal) => this.fetcher.fetch(block, fetchSignal), inFlight: () => this.blocksInFlight, window: () => this.fetchWindow },
       signal,
     );
     const heads = new HeadPoller(this.rpc, this.chain.pollIntervalMs);
@@ -137,7 +137,7 @@ export class ChainIndexer {
     this.logger.info({ ...this.label, from: next.toString(), backfill: backfilling }, tip ? 'resuming' : 'starting');
     // the node's capabilities are asked beside the first head, not after it: one round trip
     // fewer before the first blocks go out (a probe that fails is asked again by the first fetch)
-    Promise.all([this.useTraces(next), supportsBlockReceipts(this.rpc)]).catch(() => undefined);
+    this.fetcher.probe(next).catch(() => undefined);
     const heartbeat = { head: -1n, at: 0 };
     /** the batch after the one being written, taken and transformed meanwhile */
     let following: { from: bigint; batch: Promise<IndexBatch> } | null = null;
@@ -152,6 +152,7 @@ export class ChainIndexer {
           Object.assign(heartbeat, { head, at: Date.now() });
         }
         this.options.metrics?.headBlock.set(this.metricLabel, Number(head));
+        this.options.metrics?.polledAt.set(this.metricLabel, Date.now() / 1000);
         if (next > head) {
           prefetcher.reset();
           following = null;
@@ -163,7 +164,7 @@ export class ChainIndexer {
             ({ next, parent } = rolledBack);
             continue;
           }
-          await this.status.succeeded();
+          await this.stepSucceeded();
           await sleep(this.chain.pollIntervalMs, signal);
           continue;
         }
@@ -199,7 +200,7 @@ export class ChainIndexer {
         await this.backfill.afterBatch(batch.to, head);
         parent = batch.blocks[batch.blocks.length - 1]!.hash;
         next = batch.to + 1n;
-        await this.status.succeeded();
+        await this.stepSucceeded();
       } catch (error) {
         if (signal.aborted) break;
         prefetcher.reset();
@@ -215,10 +216,8 @@ export class ChainIndexer {
         }
         // RPC faults are retried inside the client; what reaches here is a database outage or
         // a fault that outlived the client's patience: wait and carry on from the committed state.
-        this.logger.error(
-          { ...this.label, err: error instanceof Error ? error.message : String(error), database: isConnectionFailure(error) },
-          'indexing step failed; retrying from the last committed block',
-        );
+        this.failures.failed(error);
+        this.options.metrics?.stepFailures.inc(this.metricLabel);
         await this.status.failed(error);
         await sleep(2_000, signal).catch(() => undefined);
         const tip = await indexedBlock(this.db, this.chain.chainId).catch(() => undefined);
@@ -228,6 +227,12 @@ export class ChainIndexer {
         }
       }
     }
+  }
+
+  /** A step went through: /health's failure cleared, the end of a run of failures said. */
+  private async stepSucceeded(): Promise<void> {
+    await this.status.succeeded();
+    this.failures.succeeded();
   }
 
   /**
@@ -260,49 +265,6 @@ export class ChainIndexer {
    */
   protected transformOptions(head: bigint): TransformOptions {
     return { recordAbove: head - BigInt(this.chain.reorgWindow) };
-  }
-
-  /**
-   * One block with its receipts, traces (when the node has them) and uncles, digested at once
-   * (transform.ts digestBlock): what waits in the fetch window is the digest, not the raw block.
-   */
-  private async fetchBlock(number: bigint, signal: AbortSignal): Promise<DigestedBlock> {
-    // both probes answered before any call goes out (and side by side: one round trip): a
-    // block's calls and its trace then leave in the same tick, in block order. Otherwise every
-    // trace call of the window was sent before the first block's, spending the rate on them.
-    const [useTraces] = await Promise.all([this.useTraces(number), supportsBlockReceipts(this.rpc)]);
-    // traces are asked beside the block, in the same tick, so they share its batch
-    const [fetched, traces] = await Promise.all([
-      fetchBlockWithReceipts(this.rpc, number, {
-        signal,
-        pollIntervalMs: this.chain.pollIntervalMs,
-        maxWaitMs: Math.max(this.chain.pollIntervalMs * 5, 2_000),
-      }),
-      useTraces ? fetchBlockTraceSummary(this.rpc, number, { signal }) : null,
-    ]);
-    const uncles = await fetchUncles(this.rpc, fetched.block, { signal });
-    // before the block is handed over: its transform must know the wrapped tokens it emits
-    await this.wrapped.learnFrom(fetched.receipts.flatMap((r) => r.logs), number);
-    return digestBlock(
-      { ...fetched, traces, uncles },
-      { chainId: this.chain.chainId, wrappedNativeTokens: this.wrapped.set, ensRegistry: ensRegistryFor(this.chain.chainId, this.chain.ens) },
-    );
-  }
-
-  /** Detected once per chain; blocks fetched concurrently share the one probe. */
-  private useTraces(probeBlock: bigint): Promise<boolean> {
-    if (this.traces === null) {
-      const probe = detectTraceMethod(this.rpc, probeBlock).then((method) => {
-        this.logger.info({ ...this.label, traces: method ?? 'none' }, 'trace support detected');
-        return method !== null;
-      });
-      this.traces = probe;
-      // a probe that failed without an answer (a fault, a block the node lacks) is asked again
-      probe.catch(() => {
-        if (this.traces === probe) this.traces = null;
-      });
-    }
-    return this.traces;
   }
 
   /** Whether the node's block at min(tip, head) differs from ours; a node lacking it can't tell. */

@@ -6,6 +6,7 @@ import type { Database } from '../db/client.js';
 import type { AddressRow, Hex, TokenRow } from '../db/rows.js';
 import { saveTokenMetadata, tokensWithoutMetadata } from '../db/queries/write-tokens.js';
 import { uncheckedAddresses, upsertAddresses } from '../db/queries/write-addresses.js';
+import { FailureLog } from './failure-log.js';
 import type { Logger } from './reorg.js';
 import { BlobFieldsBackfill } from './blob-backfill.js';
 import { renderPendingBlockPages } from '../db/queries/block-pages.js';
@@ -79,14 +80,16 @@ export async function runEnrichment(
   idleMs = 1_000,
 ): Promise<void> {
   const blobFields = new BlobFieldsBackfill(db, rpc, chainId);
+  const failures = new FailureLog(logger, { chainId }, 'warn', { failed: 'enrichment round failed; retrying', recovered: 'enrichment recovered' });
   while (!signal.aborted) {
     try {
       const done = (await enrichTokens(db, rpc, chainId)) + (await enrichAddresses(db, rpc, chainId)) + (await blobFields.step()) +
         (await renderPendingBlockPages(db, chainId, BLOCK_PAGES_PER_ROUND));
+      failures.succeeded();
       if (done > 0) continue;
     } catch (error) {
       if (signal.aborted) return;
-      logger.warn({ chainId, err: error instanceof Error ? error.message : String(error) }, 'enrichment round failed; retrying');
+      failures.failed(error);
     }
     await sleep(idleMs, signal).catch(() => undefined);
   }

@@ -143,7 +143,7 @@ describe.each(await availableEngines())('holders on %s', (engine) => {
     for (;;) {
       all.push(...page.items.map((i) => i.value));
       if (!page.next_page_params) break;
-      const next = new URLSearchParams(Object.entries(page.next_page_params).map(([k, v]) => [k, String(v)]));
+      const next = new URLSearchParams(Object.entries(page.next_page_params).map(([k, v]): [string, string] => [k, String(v)]));
       page = await inject(`${base}&${next}`);
     }
     expect(all).toEqual(HOLDERS.map((_, i) => ((51n - BigInt(i)) * 10n ** 20n).toString()));

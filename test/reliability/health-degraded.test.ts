@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/client.js';
 import { buildServer } from '../../src/api/server.js';
+import { IndexerMetrics } from '../../src/indexer/metrics.js';
 import { startTestNode, type TestNode } from '../support/anvil.js';
 import { apiConfig } from '../support/api.js';
 import { freePort, startApiProcess } from '../support/api-process.js';
@@ -38,7 +39,14 @@ async function allowWrites(db: Database): Promise<void> {
 }
 
 /** Ok → the database refuses writes → degraded → writes allowed → ok → node gone → degraded → back → ok. */
-async function degradeAndRecover(health: () => Promise<Answer>, db: Database, node: TestNode, rpc: TcpProxy): Promise<string> {
+async function degradeAndRecover(
+  health: () => Promise<Answer>,
+  db: Database,
+  node: TestNode,
+  rpc: TcpProxy,
+  /** checks while each fault lasts, once /health has seen it */
+  during: { refused?: () => Promise<void>; nodeGone?: () => Promise<void> } = {},
+): Promise<string> {
   const reasons = (a: Answer) => a.body.chains.find((c) => c.chain_id === DEVNET_CHAIN_ID)?.reasons.join('; ') ?? '';
   const until = async (want: (a: Answer) => boolean, what: string, timeoutMs = 60_000) => {
     const started = Date.now();
@@ -56,11 +64,13 @@ async function degradeAndRecover(health: () => Promise<Answer>, db: Database, no
     (a) => a.status === 503 && a.body.status === 'degraded' && /indexing has been failing since .*: the database failed/.test(reasons(a)),
     'degraded while the database refuses writes',
   );
+  await during.refused?.();
   await allowWrites(db);
   const afterDisk = await until(ok, 'ok once writes go through again');
 
   rpc.cut();
   const silent = await until((a) => a.status === 503 && /the indexer has not reached its node for \d+ s/.test(reasons(a)), 'degraded while the node is gone');
+  await during.nodeGone?.();
   rpc.restore();
   await node.mine(1);
   const afterNode = await until(ok, 'ok once the node is back', 120_000);
@@ -88,16 +98,34 @@ describe.each(await availableEngines())('/health follows a failing indexer, one 
   it('degraded (503) while the database refuses writes or the node is gone, ok again after', async () => {
     const { node, proxy, fresh } = rig();
     await node.mine(5);
-    const indexer = await startIndexer(fresh.db, `http://127.0.0.1:${proxy.port}`);
+    const metrics = new IndexerMetrics();
+    const indexer = await startIndexer(fresh.db, `http://127.0.0.1:${proxy.port}`, { metrics });
     const app = await buildServer({ db: fresh.db, api: apiConfig({ healthStaleMs: STALE_MS }) });
+    const series = async (gauge: 'stepFailures' | 'polledAt') => (await metrics[gauge].get()).values.find((v) => String(v.labels.chain_id) === String(DEVNET_CHAIN_ID))?.value ?? 0;
     try {
       await indexer.caughtUp();
       const health = async () => {
         const res = await app.inject({ url: '/health' });
         return { status: res.statusCode, body: res.json() } as Answer;
       };
-      console.log(`health (${engine}, one process): ${await degradeAndRecover(health, fresh.db, node, proxy)}`);
+      let failures = 0;
+      const during = {
+        // a fault that lasts is said once, not once per retry (a full disk wrote a line a second,
+        // outside review), as the database's: /health's word for it
+        refused: async () => {
+          await waitFor(async () => ((failures = await series('stepFailures')) >= 3 ? true : undefined), () => 'three failed steps', 30_000, 100);
+          const said = indexer.logger.find('indexing step failed');
+          expect(said.map((e) => [e.level, e.obj.database, e.obj.err])).toEqual([['error', true, 'could not extend file: No space left on device']]);
+        },
+        // explorer_last_poll_timestamp_seconds ages as /health's polled_at does
+        nodeGone: async () => expect(Date.now() / 1000 - (await series('polledAt'))).toBeGreaterThan(STALE_MS / 1000),
+      };
+      console.log(`health (${engine}, one process): ${await degradeAndRecover(health, fresh.db, node, proxy, during)}`);
       expect(indexer.finished).toBe(false);
+      const recovered = indexer.logger.find('indexing recovered', 'info');
+      expect(recovered.length).toBeGreaterThanOrEqual(1);
+      expect(recovered[0]!.obj.failures).toBeGreaterThanOrEqual(failures);
+      expect(Date.now() / 1000 - (await series('polledAt'))).toBeLessThan(5);
     } finally {
       await app.close();
       await indexer.stop();

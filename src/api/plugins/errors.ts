@@ -1,4 +1,4 @@
-import { logThrottle } from '../log-throttle.js';
+import { logThrottle } from '../../log-throttle.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { HttpError, InvalidParameterError } from '../http-error.js';
