@@ -26,19 +26,16 @@ const readOrNull = (read: () => string): string | null => {
   }
 };
 
-/** The start time of a live process in this pid namespace; null when gone or without /proc. */
-export function processStartTime(pid: number): string | null {
+/** /proc/<pid>/stat from field 3 (the state) on; null when gone or without /proc. */
+function statFields(pid: number): string[] | null {
   const stat = readOrNull(() => readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  if (stat === null) return null;
   // the command name (field 2) is in parentheses and may itself hold spaces and parentheses
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return fields[19] ?? null; // field 22 counted from the state, which is field 3
+  return stat === null ? null : stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
 
-/** Field 3 of /proc/<pid>/stat, e.g. "R", "S", "Z"; null when gone or without /proc. */
-function processState(pid: number): string | null {
-  const stat = readOrNull(() => readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  return stat === null ? null : (stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] ?? null);
+/** The start time of a live process in this pid namespace; null when gone or without /proc. */
+export function processStartTime(pid: number): string | null {
+  return statFields(pid)?.[19] ?? null; // field 22 counted from the state, which is field 3
 }
 
 /**
@@ -53,7 +50,7 @@ export function pidAlive(pid: number): boolean {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
-  const state = processState(pid);
+  const state = statFields(pid)?.[0]; // e.g. "R", "S"; "Z" a zombie, "X" dead
   return state !== 'Z' && state !== 'X';
 }
 

@@ -24,6 +24,11 @@ export function isDatabaseRefusal(error: unknown): boolean {
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && typeof severity === 'string';
 }
 
+/** The database's fault, as /health and the indexer's log say it: a lost connection, or a refusal (a full disk, a read-only database). */
+export function isDatabaseFault(error: unknown): boolean {
+  return isConnectionFailure(error) || isDatabaseRefusal(error);
+}
+
 /** 57014 is any cancel; only the timeout's is ours to answer with a 503. */
 function isStatementTimeout(error: unknown): boolean {
   return error instanceof Error && (error as { code?: unknown }).code === '57014' && /statement timeout/i.test(error.message);

@@ -1,5 +1,5 @@
 import { logThrottle } from '../log-throttle.js';
-import { isConnectionFailure, isDatabaseRefusal } from '../db/unavailable.js';
+import { isDatabaseFault } from '../db/unavailable.js';
 import type { Logger } from './reorg.js';
 
 /** How often a failure that keeps coming back (a full disk, a node down) is said again. */
@@ -40,7 +40,7 @@ export class FailureLog {
     if (!this.reminder.due(now)) return;
     const held = this.reminder.since();
     const repeated = again ? { failuresSince: new Date(this.failing!.since).toISOString(), failures: this.failing!.count, notLogged: held } : {};
-    this.logger[this.level]({ ...this.fields, err: cause, ...faultOf(error), ...repeated }, again ? `${this.messages.failed} (still failing)` : this.messages.failed);
+    this.logger[this.level]({ ...this.fields, err: cause, database: isDatabaseFault(error), ...repeated }, again ? `${this.messages.failed} (still failing)` : this.messages.failed);
   }
 
   /** After a step that went through: says the end of a run of failures. */
@@ -51,9 +51,4 @@ export class FailureLog {
     this.reminder.reset();
     this.logger.info({ ...this.fields, failures: count, seconds: Math.round((Date.now() - since) / 1000) }, this.messages.recovered);
   }
-}
-
-/** Which side failed, as /health says it: a lost connection and a refusal (a full disk, a read-only database) are the database's. */
-function faultOf(error: unknown): { database: boolean } {
-  return { database: isConnectionFailure(error) || isDatabaseRefusal(error) };
 }

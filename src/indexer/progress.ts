@@ -17,7 +17,7 @@ export function progressReporter(chainId: number, logger: Logger, tty = process.
   let blocks = 0;
   let transfers = 0;
   let lastLog = 0;
-  /** the blocks and events since the last line, from the end of the batch before the first of them */
+  /** the blocks and events since the last line, from the start of the first batch of them (or the first after a pause) */
   let window: { from: number; blocks: number; transfers: number } | null = null;
   let lastBatchAt = started;
   let caughtUp = false;

@@ -1,5 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
+/** the key (auth.ts) and the restricted secret (routes/chain-scope.ts) */
+const CREDENTIALS = new Set(['apikey', 'key']);
+
 /**
  * The reference reads a query name given more than once as its last value (Plug: "the last
  * value takes precedence"), and clients rely on it: a paging loop that appends
@@ -12,9 +15,6 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
  *
  * Must run before the auth hook: register it on the keyed scope first.
  */
-/** the key (auth.ts) and the restricted secret (routes/chain-scope.ts) */
-const CREDENTIALS = new Set(['apikey', 'key']);
-
 export function lastValueWins(app: FastifyInstance): void {
   app.addHook('onRequest', (request: FastifyRequest, _reply, done) => {
     if (!request.routeOptions.config?.etherscan) {
