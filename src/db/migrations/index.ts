@@ -23,6 +23,7 @@ import * as balanceIntervals from './023_balance_intervals.js';
 import * as balancesByChain from './024_balances_by_chain.js';
 import * as heldSupply from './025_held_supply.js';
 import * as chainWriter from './026_chain_writer.js';
+import * as balancePrevValue from './027_balance_prev_value.js';
 
 export interface Migration {
   id: string;
@@ -57,4 +58,5 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: '024_balances_by_chain', sql: balancesByChain.sql },
   { id: '025_held_supply', sql: heldSupply.sql },
   { id: '026_chain_writer', sql: chainWriter.sql },
+  { id: '027_balance_prev_value', sql: balancePrevValue.sql },
 ];

@@ -29,10 +29,8 @@ export interface KeyChanges extends BlockDelta {
   steps: Array<{ blockNumber: bigint; delta: bigint }> | null;
 }
 
-/** Per-block changes as bulk parameters $2..$6 (blockDeltaArrays), unnested, with `extra` arrays beside them. */
-const unnestBlockDeltas = (extra = '') => `unnest($2::text[], $3::text[], $4::numeric[], $5::bigint[], $6::numeric[]${extra})`;
-/** The same, read back as rows `u`. */
-const BLOCK_DELTAS = `${unnestBlockDeltas()} AS u(token, holder, token_id, block_number, delta)`;
+/** Per-block changes as bulk parameters $2..$6 (blockDeltaArrays), read as rows `u`. */
+const BLOCK_DELTAS = 'unnest($2::text[], $3::text[], $4::numeric[], $5::bigint[], $6::numeric[]) AS u(token, holder, token_id, block_number, delta)';
 
 /** Per-block changes as bulk parameters: token, holder, token_id, block_number, delta. */
 function blockDeltaArrays(changes: readonly BlockDelta[]) {
@@ -80,65 +78,56 @@ const COUNTED = `UPDATE tokens t SET holder_count = t.holder_count + CASE WHEN t
        FROM moved WHERE t.chain_id = $1 AND t.address = moved.token
          AND ((moved.change <> 0 AND t.type <> 'ERC-1155') OR moved.supply <> 0)`;
 
-/** Joins a key's rows across the statement's CTEs; token_id is never negative, so -1 stands for none and the join can hash. */
-const SAME_KEY = (a: string, b: string) =>
-  `${a}.token = ${b}.token AND ${a}.holder = ${b}.holder AND coalesce(${a}.token_id, -1) = coalesce(${b}.token_id, -1)`;
-
 /**
- * One statement: adds each key's sum to its current balance and keeps holder counts in step (a
- * row crossing from ≤ 0 to > 0 adds a holder, the reverse removes one; ERC-1155 counts distinct
- * addresses, so its touched tokens are recounted after it). With `history`, each live row takes
- * the exact block of its last change, and every change closes the interval of the value before
- * it (migration 023). The upsert's SET leaves the row's previous block in prev_block for
- * RETURNING, so token_balances is not read back, and no value passes through a number. The
- * value before the batch is the upserted row's less the key's sum; then
- * - a key changed in one block closes that value, from the row's previous block;
+ * One statement: adds each key's sum to its current balance and keeps holder counts and held
+ * supply in step (a row crossing from ≤ 0 to > 0 adds a holder, the reverse removes one;
+ * ERC-1155 counts distinct addresses, so its touched tokens are recounted after it). The
+ * upsert's SET leaves the row's previous value and block in prev_value and prev_block
+ * (migration 027), so RETURNING has each key's value before and after the batch: neither
+ * token_balances nor the batch's changes are read again, and no value passes through a number.
+ * With `history`, each live row takes the exact block of its last change, and every change
+ * closes the interval of the value before it (migration 023):
+ * - a key changed in one block closes the value before the batch, from the row's previous block;
  * - a key changed in several blocks closes one value per block it changed in: the value before
  *   the batch plus its changes in the batch's earlier blocks (`before`), from its previous
  *   change's block or, for its first, the row's previous block. These `steps` rows are worked
- *   out by the indexer (keyChangeArrays) and joined to the key by its position in the batch.
+ *   out by the indexer (keyChangeArrays) and joined to their key's upserted row.
  * Keys whose changes net to zero over the batch are upserted too (value + 0): their intervals
  * need the row's value.
  */
 function balanceWriteSql(history: boolean): string {
-  // With the history, $11 says per key whether it changed in several blocks (has steps). The
-  // single-block keys are picked by that flag, not by an anti-join against the steps: the
-  // planner estimates `j` (a join of two CTEs) at a handful of rows, and once chose a nested
-  // loop over the steps for it, 92 M comparisons and 14.6 s for a batch whose hot senders
-  // changed in every block (EXPLAIN ANALYZE, 8,937 keys, 34,539 steps).
-  return `WITH net AS (
-       SELECT u.k, decode(u.token, 'hex') AS token, decode(u.holder, 'hex') AS holder, u.token_id, u.delta, u.block_number${history ? ', u.multi' : ''}
-       FROM ${history ? `${unnestBlockDeltas(', $11::boolean[]')} WITH ORDINALITY AS u(token, holder, token_id, block_number, delta, multi, k)` : `${unnestBlockDeltas()} WITH ORDINALITY AS u(token, holder, token_id, block_number, delta, k)`}
-     ), up AS (
+  const before = 'coalesce(up.prev_value, 0)';
+  // Every join here is of two lists whose sizes the planner knows (the arrays' lengths, the
+  // upsert's rows), so it hashes them. (A join of the upserted rows back to the batch's
+  // changes was estimated at a handful of rows and once planned as a nested loop over the
+  // steps: 92 M comparisons, 14.6 s for one batch.)
+  return `WITH up AS (
        INSERT INTO token_balances AS b (chain_id, token, holder, token_id, value, block_number)
-       SELECT $1, net.token, net.holder, net.token_id, net.delta, net.block_number FROM net
+       SELECT $1, decode(u.token, 'hex'), decode(u.holder, 'hex'), u.token_id, u.delta, u.block_number FROM ${BLOCK_DELTAS}
        -- in key order consecutive rows land on the same index pages: ~25% faster than the
        -- order transfers came in (BENCHMARKS.md)
-       ORDER BY net.token, net.holder, net.token_id
+       ORDER BY 2, 3, 4
        ON CONFLICT ON CONSTRAINT token_balances_key
-       DO UPDATE SET value = b.value + excluded.value, prev_block = b.block_number, block_number = excluded.block_number
-       RETURNING b.token, b.holder, b.token_id, b.value, b.prev_block
-     ), j AS (
-       SELECT up.token, up.holder, up.token_id, up.value, up.prev_block, net.k, net.delta, net.block_number${history ? ', net.multi' : ''}
-       FROM up JOIN net ON ${SAME_KEY('net', 'up')}
+       DO UPDATE SET value = b.value + excluded.value, prev_value = b.value, prev_block = b.block_number, block_number = excluded.block_number
+       RETURNING b.token, b.holder, b.token_id, b.value, b.prev_value, b.prev_block, b.block_number
      ), moved AS (
-       SELECT token, sum(CASE WHEN value > 0 AND value - delta <= 0 THEN 1
-                              WHEN value <= 0 AND value - delta > 0 THEN -1 ELSE 0 END) AS change,
-              ${SUPPLY_CHANGE('value', 'value - delta')} AS supply
-       FROM j GROUP BY token
+       SELECT token, sum(CASE WHEN value > 0 AND ${before} <= 0 THEN 1
+                              WHEN value <= 0 AND ${before} > 0 THEN -1 ELSE 0 END) AS change,
+              ${SUPPLY_CHANGE('value', before)} AS supply
+       FROM up GROUP BY token
      ), counted AS (
        ${COUNTED}
      )${
        history
          ? `, steps AS (
-       SELECT s.k, s.to_block, s.from_block, s.before
-       FROM unnest($7::bigint[], $8::bigint[], $9::bigint[], $10::numeric[]) AS s(k, to_block, from_block, before)
+       SELECT decode(s.token, 'hex') AS token, decode(s.holder, 'hex') AS holder, s.token_id, s.to_block, s.from_block, s.before
+       FROM unnest($7::text[], $8::text[], $9::numeric[], $10::bigint[], $11::bigint[], $12::numeric[]) AS s(token, holder, token_id, to_block, from_block, before)
      ), closed AS (
-       SELECT j.token, j.holder, j.token_id, j.block_number AS to_block, j.value - j.delta AS value, j.prev_block AS from_block
-       FROM j WHERE NOT j.multi
+       SELECT up.token, up.holder, up.token_id, up.block_number AS to_block, up.prev_value AS value, up.prev_block AS from_block
+       FROM up WHERE NOT EXISTS (SELECT 1 FROM steps s WHERE ${SAME_KEY('s', 'up')})
        UNION ALL
-       SELECT j.token, j.holder, j.token_id, s.to_block, j.value - j.delta + s.before, coalesce(s.from_block, j.prev_block)
-       FROM steps s JOIN j ON j.k = s.k
+       SELECT up.token, up.holder, up.token_id, s.to_block, ${before} + s.before, coalesce(s.from_block, up.prev_block)
+       FROM steps s JOIN up ON ${SAME_KEY('s', 'up')}
      ), kept AS (
        INSERT INTO balance_intervals (chain_id, token, holder, token_id, value, from_block, to_block)
        SELECT $1, c.token, c.holder, c.token_id, c.value, c.from_block, c.to_block FROM closed c
@@ -151,31 +140,38 @@ function balanceWriteSql(history: boolean): string {
      SELECT encode(token, 'hex') AS token, encode(holder, 'hex') AS holder, token_id::text AS token_id
      FROM up WHERE value < 0`;
 }
+
+/** Joins a key's rows across the statement's CTEs; token_id is never negative, so -1 stands for none and the join can hash. */
+const SAME_KEY = (a: string, b: string) =>
+  `${a}.token = ${b}.token AND ${a}.holder = ${b}.holder AND coalesce(${a}.token_id, -1) = coalesce(${b}.token_id, -1)`;
+
 const BALANCE_WRITE = { history: balanceWriteSql(true), plain: balanceWriteSql(false) } as const;
 
-/** A batch's keys as bulk parameters $2..$6 (blockDeltaArrays: the block is their last change's) and, with the history, the steps' $7..$10 and each key's has-steps flag $11. */
+/** A batch's keys as bulk parameters $2..$6 (blockDeltaArrays: the block is their last change's) and, with the history, the steps of those changed in several blocks as $7..$12. */
 function keyChangeArrays(changes: readonly KeyChanges[], history: boolean): unknown[] {
   const keys = blockDeltaArrays(changes);
   if (!history) return [...keys];
-  const k: number[] = [];
-  const to: string[] = [];
-  const from: Array<string | null> = [];
-  const before: string[] = [];
-  changes.forEach((c, i) => {
-    if (c.steps === null) return;
+  const steps: Array<{ key: KeyChanges; to: string; from: string | null; before: string }> = [];
+  for (const c of changes) {
+    if (c.steps === null) continue;
     let sum = 0n;
     let previous: string | null = null;
     for (const step of c.steps) {
       const block = step.blockNumber.toString();
-      k.push(i + 1);
-      to.push(block);
-      from.push(previous);
-      before.push(sum.toString());
+      steps.push({ key: c, to: block, from: previous, before: sum.toString() });
       sum += step.delta;
       previous = block;
     }
-  });
-  return [...keys, k, to, from, before, changes.map((c) => c.steps !== null)];
+  }
+  return [
+    ...keys,
+    hexArray(steps.map((s) => s.key.token)),
+    hexArray(steps.map((s) => s.key.holder)),
+    steps.map((s) => tokenIdText(s.key.tokenId)),
+    steps.map((s) => s.to),
+    steps.map((s) => s.from),
+    steps.map((s) => s.before),
+  ];
 }
 
 async function writeBalances(db: Queryable, chainId: number, changes: readonly KeyChanges[], history: boolean): Promise<BalanceKey[]> {
