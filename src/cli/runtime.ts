@@ -1,4 +1,4 @@
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 import { Redis } from 'ioredis';
 import { resolve } from 'node:path';
 import type { Config } from '../config/config.js';
@@ -6,6 +6,7 @@ import { openDatabase, type Database } from '../db/client.js';
 import { migrate } from '../db/migrate.js';
 import { IndexerMetrics } from '../indexer/metrics.js';
 import { logThrottle } from '../log-throttle.js';
+import { maskerOf, rpcUrlSecrets, serviceUrlSecrets } from '../rpc/url-secrets.js';
 
 export interface Runtime {
   config: Config;
@@ -19,8 +20,22 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-export function createLogger(level: string): Logger {
-  return pino({ level, base: { service: 'explorer' } });
+/**
+ * The process's logger. Every line it writes has the secrets of the configured URLs masked
+ * (rpc/url-secrets.ts), however they got into it: a node echoing its key in an error, an error's
+ * cause quoting the URL it was fetching, a driver's message.
+ */
+export function createLogger(level: string, config?: Config, destination?: DestinationStream): Logger {
+  const mask = maskerOf(config ? configSecrets(config) : []);
+  const options = { level, base: { service: 'explorer' }, hooks: { streamWrite: mask } };
+  return destination ? pino(options, destination) : pino(options);
+}
+
+/** What of the configured URLs may be a secret. */
+function configSecrets(config: Config): string[] {
+  const rpc = config.chains.flatMap((chain) => [...chain.rpcUrls, ...(chain.arbitrum?.parentRpcUrls ?? [])]);
+  const services = [config.databaseUrl, config.api.redisUrl].filter((url): url is string => typeof url === 'string');
+  return [...rpc.flatMap(rpcUrlSecrets), ...services.flatMap(serviceUrlSecrets)];
 }
 
 /** host:port/path of a URL, without credentials or query */
@@ -53,7 +68,7 @@ export function openRedis(url: string, logger: Pick<Logger, 'warn' | 'info'>): R
 }
 
 /** Opens what every role needs: the migrated database, Redis when configured, the logger. */
-export async function openRuntime(config: Config, logger = createLogger(config.logLevel)): Promise<Runtime> {
+export async function openRuntime(config: Config, logger = createLogger(config.logLevel, config)): Promise<Runtime> {
   const db = await openDatabase({ databaseUrl: config.databaseUrl ?? undefined, dataDir: config.dataDir, poolSize: config.databasePoolSize });
   // which database and Redis, said once: a process that fell back to the embedded database for
   // want of DATABASE_URL is seen at once (outside review); never a credential

@@ -12,7 +12,7 @@ export async function withRuntime(cmd: Command, fn: (rt: Runtime) => Promise<voi
   // imported here, not with the program (commands/run.ts says why)
   const { createLogger, openRuntime } = await import('./runtime.js');
   // Short commands print to the terminal; only warnings go to the log.
-  const rt = await openRuntime(config, createLogger('warn'));
+  const rt = await openRuntime(config, createLogger('warn', config));
   try {
     await fn(rt);
   } finally {

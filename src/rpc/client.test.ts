@@ -248,6 +248,41 @@ describe('createRpcClient', () => {
     }
   });
 
+  it("masks the URL's key and credentials where a node echoes them in an error, and in the log lines of its retries", async () => {
+    const secrets = ['S3cr3tPathKey', 'Qu3ryK3y99', 'S3cr3tPass', Buffer.from('l2ops:S3cr3tPass').toString('base64')];
+    const echo = `for /v3/S3cr3tPathKey?apikey=Qu3ryK3y99 (user l2ops:S3cr3tPass, Basic ${secrets[3]}, ${encodeURIComponent('Qu3ryK3y99')})`;
+    let refusals = 0;
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: number } | Array<{ id: number }>;
+        const id = Array.isArray(body) ? body[0]!.id : body.id;
+        // first a refusal in plain text (retried, so logged), then a JSON-RPC error (thrown)
+        if (refusals++ < 1) {
+          res.writeHead(503, { 'content-type': 'text/plain' });
+          res.end(`overloaded ${echo}`);
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const answer = { jsonrpc: '2.0', id, error: { code: -32602, message: `invalid params ${echo}`, data: { detail: echo } } };
+        res.end(JSON.stringify(Array.isArray(body) ? [answer] : answer));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    rawServers.push(server);
+    const logger = recordingLogger();
+    const url = `http://l2ops:S3cr3tPass@127.0.0.1:${(server.address() as AddressInfo).port}/v3/S3cr3tPathKey?apikey=Qu3ryK3y99`;
+    const error: unknown = await client([url], { logger, batchSize: 1 }).getBlockNumber().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RpcResponseError);
+    expect((error as RpcResponseError).message).toContain('invalid params for /v3/***?apikey=*** (user ***, Basic ***, ***)');
+    expect(logger.entries.length).toBeGreaterThan(0);
+    // what the node said is masked everywhere; the URL viem quotes in the error's causes is the
+    // logger's to mask (cli/runtime.ts createLogger)
+    const said = JSON.stringify(logger.entries) + String(error) + JSON.stringify((error as RpcResponseError).rpcMessage);
+    for (const secret of secrets) expect(said).not.toContain(secret);
+  });
+
   it('keeps API keys out of logged URLs', () => {
     expect(redactUrl('https://eth-mainnet.g.alchemy.com/v2/SECRETKEY')).toBe('https://eth-mainnet.g.alchemy.com/…');
     expect(redactUrl('http://127.0.0.1:8545')).toBe('http://127.0.0.1:8545');

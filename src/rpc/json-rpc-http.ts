@@ -8,6 +8,7 @@ import { HttpRequestError, RpcRequestError, type Transport } from 'viem';
 import { BodyTooLargeError, MalformedResponseError } from './errors.js';
 import type { RequestBudget } from './request-budget.js';
 import { batchingJsonRpc, isRpcErrorBody, type RpcCall } from './json-rpc-batch.js';
+import { maskAnswerErrors, maskerOf, rpcUrlSecrets } from './url-secrets.js';
 
 export interface JsonRpcHttpOptions {
   chainId: number;
@@ -26,6 +27,7 @@ export interface JsonRpcHttpOptions {
 
 export function jsonRpcHttp(url: string, options: JsonRpcHttpOptions): Transport {
   const { fetchUrl, headers } = splitCredentials(url);
+  const mask = maskerOf(rpcUrlSecrets(url));
 
   /** The parsed body of a 2xx answer; any other status is thrown as viem would. */
   const post = async (body: string, calls: RpcCall[], signal: AbortSignal | undefined): Promise<unknown> => {
@@ -33,12 +35,12 @@ export function jsonRpcHttp(url: string, options: JsonRpcHttpOptions): Transport
     const text = await readBodyCapped(response, options.maxResponseBytes);
     if (response.ok) {
       try {
-        return JSON.parse(text) as unknown;
+        return maskAnswerErrors(JSON.parse(text), mask);
       } catch (error) {
         throw new MalformedResponseError(`malformed JSON response (${text.length} chars)`, { cause: error });
       }
     }
-    throw refusal(response, text, calls, fetchUrl);
+    throw refusal(response, mask(text), calls, fetchUrl);
   };
 
   return batchingJsonRpc({

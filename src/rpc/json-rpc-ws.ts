@@ -15,6 +15,7 @@ import WebSocket, { type RawData } from 'ws';
 import { WebSocketRequestError, type Transport } from 'viem';
 import { BodyTooLargeError, ConnectionClosedError, MalformedResponseError } from './errors.js';
 import { batchingJsonRpc, idOf, isErrorWithoutId } from './json-rpc-batch.js';
+import { maskAnswerErrors, maskerOf, rpcUrlSecrets } from './url-secrets.js';
 import { splitCredentials, type JsonRpcHttpOptions } from './json-rpc-http.js';
 
 export interface JsonRpcWebSocketOptions extends JsonRpcHttpOptions {
@@ -31,10 +32,11 @@ export interface ClosableTransport {
 export function jsonRpcWebSocket(url: string, options: JsonRpcWebSocketOptions): ClosableTransport {
   const { fetchUrl, headers } = splitCredentials(url);
   const connection = new Connection(fetchUrl, headers, options);
+  const mask = maskerOf(rpcUrlSecrets(url));
   const transport = batchingJsonRpc({
     ...options,
     url: fetchUrl,
-    send: (body, calls, signal) => connection.exchange(body, calls.map((c) => String(c.id)), signal),
+    send: async (body, calls, signal) => maskAnswerErrors(await connection.exchange(body, calls.map((c) => String(c.id)), signal), mask),
     failure: (calls, cause) => new WebSocketRequestError({ body: { batch: calls }, cause, url: fetchUrl }),
     identity: { key: 'webSocket', name: 'WebSocket JSON-RPC', type: 'webSocket' },
   });
