@@ -9,8 +9,10 @@ export interface ExportIdentity {
   chain: string;
   target: string;
   format: ExportFormat;
-  /** the past block of a holders export (--block); absent for today's list */
+  /** the past block of a holders export (--block, or `pinned`); absent for today's list */
   block?: string;
+  /** the block is the server's indexed block when the export began, not one asked for */
+  pinned?: true;
 }
 
 export interface StartPoint<Params> {
@@ -51,6 +53,7 @@ export async function resumePoint<Params>(options: {
       target: state.target.toLowerCase(),
       format: state.format,
       ...(state.block !== undefined ? { block: state.block } : {}),
+      ...(state.pinned ? { pinned: state.pinned } : {}),
     };
     const wanted = { ...identity, target: identity.target.toLowerCase() };
     if (JSON.stringify(recorded) !== JSON.stringify(wanted)) {

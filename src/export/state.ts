@@ -11,8 +11,10 @@ export interface ExportState<Params = unknown> {
   chain: string;
   target: string;
   format: string;
-  /** holders at a past block (--block), absent for today's list */
+  /** holders at a past block (--block, or pinned), absent for today's list */
   block?: string;
+  /** `block` is the server's indexed block when the export began (no --block given) */
+  pinned?: true;
   bytes: number;
   items: number;
   next_page_params: Params | null;

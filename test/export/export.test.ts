@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { spawn } from 'node:child_process';
 import { appendFileSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -256,7 +256,67 @@ describe('explorer export', () => {
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(code, stderr).toBe(1);
-    expect(stderr).toMatch(/^explorer export: HTTP 404: Not found \(no such token on this chain\) \(http:\/\/.*\)\n$/);
+    // (this server has indexed nothing: no block to take the list at, said on the line before)
+    expect(stderr).toMatch(/\nexplorer export: HTTP 404: Not found \(no such token on this chain\) \(http:\/\/.*\)\n$/);
+  });
+
+  it('without --block, holders are one snapshot at the block indexed when the export began, kept by --resume', async () => {
+    const { db } = api;
+    const at = 759; // the last seeded block
+    let restore = async (): Promise<unknown> => undefined;
+    await db.query('UPDATE chains SET indexed_block = $2, history_from = 0 WHERE chain_id = $1', [CHAIN, at]);
+    try {
+      // once the API's chain registry has seen it
+      const reported = async () => ((await (await fetch(`${baseUrl}/health?chain_id=${CHAIN}`)).json()) as any).chains[0].indexed_block;
+      await vi.waitFor(async () => expect(await reported()).toBe(at), { timeout: 15_000, interval: 200 });
+      const out = join(dir, 'pinned.jsonl');
+      const said = new PassThrough();
+      let notes = '';
+      said.on('data', (chunk: Buffer) => (notes += chunk.toString()));
+      // after the first page, a holder not listed yet becomes the richest at the next block, as
+      // the indexer writes it: walked live, it would move behind the position and be missed
+      const moved = bigItems[5_000]!;
+      restore = () => db.query(
+        `UPDATE token_balances SET value = $4, block_number = 1 WHERE chain_id = $1 AND token = decode($2, 'hex') AND holder = decode($3, 'hex')`,
+        [CHAIN, BIG.slice(2), moved.address.hash.slice(2).toLowerCase(), moved.value],
+      ).then(() => db.query('DELETE FROM balance_intervals WHERE chain_id = $1', [CHAIN]));
+      const changeAfterFirstPage = async ({ pages }: { pages: number }) => {
+        if (pages !== 1) return;
+        await db.query(
+          `INSERT INTO balance_intervals (chain_id, token, holder, token_id, value, from_block, to_block)
+           VALUES ($1, decode($2, 'hex'), decode($3, 'hex'), NULL, $4, 1, $5)`,
+          [CHAIN, BIG.slice(2), moved.address.hash.slice(2).toLowerCase(), moved.value, at + 1],
+        );
+        await db.query(
+          `UPDATE token_balances SET value = 10::numeric ^ 30, block_number = $4 WHERE chain_id = $1 AND token = decode($2, 'hex') AND holder = decode($3, 'hex')`,
+          [CHAIN, BIG.slice(2), moved.address.hash.slice(2).toLowerCase(), at + 1],
+        );
+      };
+      const controller = new AbortController();
+      const first = await exportList('holders', options(BIG, { out }), {
+        progressStream: said as unknown as NodeJS.WriteStream,
+        signal: controller.signal,
+        onPage: (p) => {
+          void changeAfterFirstPage(p);
+          if (p.pages === 3) controller.abort();
+        },
+      });
+      expect(first.complete).toBe(false);
+      expect(notes).toContain(`holders at block ${at}, the last block indexed when this export began`);
+      expect(JSON.parse(readFileSync(statePath(out), 'utf8'))).toMatchObject({ block: String(at), pinned: true });
+      // the index moves on; the resumed export stays on the block it began at
+      await upsertBlocks(db, [blockRow(CHAIN, at + 1, MINER)]);
+      await db.query('UPDATE chains SET indexed_block = $2 WHERE chain_id = $1', [CHAIN, at + 1]);
+      await vi.waitFor(async () => expect(await reported()).toBe(at + 1), { timeout: 15_000, interval: 200 });
+      const rest = await exportList('holders', options(BIG, { out, resume: true }));
+      expect(rest).toMatchObject({ items: HOLDER_COUNT, complete: true });
+      const written = jsonl(out);
+      expect(written.map((h) => [h.address.hash, h.value])).toEqual(bigItems.map((h) => [h.address.hash, h.value]));
+    } finally {
+      await db.query('UPDATE chains SET indexed_block = NULL, history_from = NULL WHERE chain_id = $1', [CHAIN]);
+      await db.query('DELETE FROM blocks WHERE chain_id = $1 AND number = $2', [CHAIN, at + 1]);
+      await restore();
+    }
   });
 
   it('a refused request surfaces as the typed error; no key at all is a usage error', async () => {

@@ -3,6 +3,7 @@ import { ConfigError } from '../../config/config.js';
 import { createExplorerClient, ExplorerError, type ExplorerClient } from '../../sdk/index.js';
 import { blocksKind, holdersKind, type ExportFormat } from '../../export/kinds.js';
 import { runExport, type ExportOptions, type ExportResult } from '../../export/run.js';
+import { readState } from '../../export/state.js';
 import { chainIdArgument } from '../arguments.js';
 
 export interface ExportCliOptions {
@@ -18,6 +19,8 @@ export interface ExportCliOptions {
   pageSize: number;
   /** holders only: the holders at the end of this block */
   block?: bigint;
+  /** holders only: `block` was not asked for but is the server's indexed block when the export began */
+  pinned?: true;
 }
 
 export type ExportListName = 'holders' | 'blocks-validated';
@@ -48,12 +51,46 @@ async function holdersTotal(client: ExplorerClient, options: ExportCliOptions, s
   }
 }
 
+/**
+ * The block a holders export without --block is taken at: the server's indexed block when it
+ * began (its /health says), so the export is one snapshot. Walked live, a holder whose balance
+ * changes while the export runs moves across the page boundary and is listed twice or not at
+ * all (web/SDK review: 5 of 400 holders repeated, 6 missing, at one block a second). A resumed
+ * export keeps the block it began at; one begun live before this stays live. Null when the
+ * server does not say (the hosted API has no such thing): the list is then walked live.
+ */
+async function snapshotBlock(options: ExportCliOptions, signal: AbortSignal | undefined): Promise<{ block: bigint; pinned: true } | null> {
+  const state = options.resume && options.out ? readState(options.out) : null;
+  if (state) return state.pinned && state.block !== undefined ? { block: BigInt(state.block), pinned: true } : null;
+  try {
+    const url = new URL('/health', options.url);
+    url.searchParams.set('chain_id', options.chain);
+    const response = await fetch(url, { signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(10_000)]) : AbortSignal.timeout(10_000) });
+    // 503 (a chain degraded) still says the indexed block
+    const body = (await response.json()) as { chains?: Array<{ chain_id?: unknown; indexed_block?: unknown }> };
+    const indexed = body.chains?.find((c) => String(c.chain_id) === options.chain)?.indexed_block;
+    return typeof indexed === 'number' && Number.isSafeInteger(indexed) && indexed >= 0 ? { block: BigInt(indexed), pinned: true } : null;
+  } catch {
+    return null;
+  }
+}
+
 /** One export, as the command runs it; tests call it directly. */
 export async function exportList(list: ExportListName, options: ExportCliOptions, hooks: Hooks = {}): Promise<ExportResult> {
   const apiKey = options.apiKey ?? process.env.EXPLORER_API_KEY;
   if (!apiKey) throw new ConfigError('an API key is needed: --api-key or EXPLORER_API_KEY');
   if (options.resume && !options.out) throw new ConfigError('--resume needs --out (stdout cannot be resumed)');
   const client = createExplorerClient({ baseUrl: options.url, apiKey });
+  if (list === 'holders' && options.block === undefined) {
+    const snapshot = await snapshotBlock(options, hooks.signal);
+    const say = (text: string) => (hooks.progressStream ?? process.stderr).write(`${text}\n`);
+    if (snapshot) {
+      options = { ...options, block: snapshot.block, pinned: true };
+      say(`holders at block ${snapshot.block}, the last block indexed when this export began (--block N for another)`);
+    } else if (!options.resume) {
+      say('the server does not say its indexed block: the list is walked as it is now, and a holder whose balance changes meanwhile may be listed twice or not at all (--block N takes a snapshot)');
+    }
+  }
   const common = {
     identity: {
       kind: list,
@@ -61,6 +98,7 @@ export async function exportList(list: ExportListName, options: ExportCliOptions
       target: options.target,
       format: formatOf(options),
       ...(options.block !== undefined ? { block: options.block.toString() } : {}),
+      ...(options.pinned ? { pinned: true as const } : {}),
     },
     out: options.out ?? null,
     resume: options.resume ?? false,
