@@ -52,7 +52,8 @@ export function bannerText(config: Config, demo: DemoInfo | null): string {
     const miner = demo?.miner ?? '<miner address>';
     const apikey = demo ? key : '<key>';
     lines.push(
-      `  Chain          ${chain.chainId}${demo ? ` (local demo devnet at ${chain.rpcUrls[0]})` : ''}`,
+      // every chain served; the examples are the first's
+      `  ${config.chains.length > 1 ? 'Chains ' : 'Chain  '}        ${config.chains.map((c) => c.chainId).join(', ')}${demo ? ` (local demo devnet at ${chain.rpcUrls[0]})` : ''}`,
       '',
       '  Try:',
       `  curl '${base}/${chain.chainId}/api/v2/tokens/${token}/holders?apikey=${apikey}&items_count=5'`,

@@ -67,15 +67,19 @@ export function openRedis(url: string, logger: Pick<Logger, 'warn' | 'info'>): R
   return redis;
 }
 
-/** Opens what every role needs: the migrated database, Redis when configured, the logger. */
-export async function openRuntime(config: Config, logger = createLogger(config.logLevel, config)): Promise<Runtime> {
+/**
+ * Opens what every role needs: the migrated database, the logger and, when configured and
+ * `withRedis`, Redis (only the API's rate limits use it: a short command that opened it printed
+ * a Redis warning as it closed, L2 review).
+ */
+export async function openRuntime(config: Config, logger = createLogger(config.logLevel, config), withRedis = true): Promise<Runtime> {
   const db = await openDatabase({ databaseUrl: config.databaseUrl ?? undefined, dataDir: config.dataDir, poolSize: config.databasePoolSize });
   // which database and Redis, said once: a process that fell back to the embedded database for
   // want of DATABASE_URL is seen at once (outside review); never a credential
   logger.info({ database: databaseShown(config), redis: config.api.redisUrl ? hostOf(config.api.redisUrl) : null }, 'database opened');
   const applied = await migrate(db);
   if (applied.length > 0) logger.info({ applied }, 'migrations applied');
-  const redis = config.api.redisUrl ? openRedis(config.api.redisUrl, logger) : null;
+  const redis = config.api.redisUrl && withRedis ? openRedis(config.api.redisUrl, logger) : null;
   return {
     config,
     db,

@@ -11,8 +11,8 @@ export async function withRuntime(cmd: Command, fn: (rt: Runtime) => Promise<voi
   const config = loadConfig(cmd.opts());
   // imported here, not with the program (commands/run.ts says why)
   const { createLogger, openRuntime } = await import('./runtime.js');
-  // Short commands print to the terminal; only warnings go to the log.
-  const rt = await openRuntime(config, createLogger('warn', config));
+  // Short commands print to the terminal; only warnings go to the log. None uses Redis.
+  const rt = await openRuntime(config, createLogger('warn', config), false);
   try {
     await fn(rt);
   } finally {

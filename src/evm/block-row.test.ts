@@ -127,6 +127,15 @@ describe('buildBlockRow on Ethereum mainnet', () => {
     expect(row.rewards[0]!.reward).toBe(2n * ETH + row.priorityFee);
   });
 
+  it('a block that names no miner (null or absent: some rollups) is the zero address’s, not a block to refuse', () => {
+    const { block } = block18M();
+    const zero = `0x${'0'.repeat(40)}`;
+    expect(blockHeaderFields({ ...block, miner: null } as never).miner).toBe(zero);
+    const { miner: _dropped, ...withoutMiner } = block;
+    expect(blockHeaderFields(withoutMiner as never).miner).toBe(zero);
+    expect(blockHeaderFields(block).miner).toBe(block.miner!.toLowerCase());
+  });
+
   it('refuses receipts that are not exactly the block’s', () => {
     const { block, receipts } = block18M();
     expect(() => computeBlockFees(block, receipts.slice(1))).toThrow(InconsistentChainDataError);

@@ -11,7 +11,7 @@
 import type { Hex } from '../db/rows.js';
 import type { BlockRow, Reward } from '../db/model/block.js';
 import { InconsistentChainDataError } from '../rpc/errors.js';
-import { lowerHex, padHex } from './hex.js';
+import { lowerHex, padHex, ZERO_ADDRESS } from './hex.js';
 import { parseOptionalQuantity, parseQuantity } from '../rpc/quantity.js';
 import type { RpcBlock, RpcReceipt, RpcTransaction } from '../rpc/types.js';
 import { REWARD_TYPE, type BlockTraceSummary } from './traces.js';
@@ -113,8 +113,9 @@ export function computeBlockFees(block: RpcBlock, receipts: readonly RpcReceipt[
 
 /** Fields that come from the header alone (no receipts, no traces). */
 export function blockHeaderFields(block: RpcBlock): BlockHeaderFields {
-  const miner = block.miner ?? block.author;
-  if (miner === undefined) throw new InconsistentChainDataError(`block ${block.hash} has no miner`);
+  // A chain whose blocks name no miner (null or absent; some rollups' sequencers) has its blocks
+  // validated by the zero address: refusing them stopped the chain for good (L2 review).
+  const miner = block.miner ?? block.author ?? ZERO_ADDRESS;
   return {
     number: parseQuantity(block.number),
     hash: lowerHex(block.hash),

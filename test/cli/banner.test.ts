@@ -25,6 +25,12 @@ describe('the start banner', () => {
     expect(text).toContain('apikey=<key>');
   });
 
+  it('names every chain served, not only the first', () => {
+    const text = bannerText(config({ EXPLORER_CHAINS: '424242=http://127.0.0.1:8545,4201=http://127.0.0.1:8546' }), null);
+    expect(text).toContain('  Chains         424242, 4201\n');
+    expect(bannerText(config({}), null)).toContain('  Chain          31337\n');
+  });
+
   it('without keys says how to make one on the data directory in use', () => {
     const text = bannerText(loadConfig({}, { EXPLORER_CHAINS: CHAINS, EXPLORER_DATA_DIR: dir }), null);
     expect(text).toContain(`explorer keys create --name me --data-dir ${dir}`);

@@ -1,6 +1,7 @@
 /**
  * Starting past block 0 leaves older tokens' holder lists incomplete (README, "Starting past
- * block 0"): the indexer says so once, at the chain's first start, and not when it resumes.
+ * block 0"): the indexer says so once, at the chain's first start, and not when it resumes; a
+ * start block changed once the chain is indexed is not applied, and it says that at every start.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestNode, type TestNode } from '../support/anvil.js';
@@ -8,6 +9,7 @@ import { freshDatabase } from '../support/databases.js';
 import { CapturingLogger, startIndexer } from '../support/indexer-harness.js';
 
 const WARNING = /^starting past block 0: a token created before the start block will list only the holders that moved since/;
+const CHANGED = /^this chain was indexed from block (\d+); startBlock (\d+) applies to a chain indexed afresh only: `explorer chains remove \d+ --yes`/;
 
 describe('--start-block above 0', () => {
   let node: TestNode;
@@ -27,11 +29,18 @@ describe('--start-block above 0', () => {
         const run = await startIndexer(db, node.url, { chain: { startBlock }, logger });
         await run.caughtUp();
         await run.stop();
-        return logger.entries.filter((e) => WARNING.test(e.msg)).map((e) => e.obj.startBlock);
+        return {
+          first: logger.entries.filter((e) => WARNING.test(e.msg)).map((e) => e.obj.startBlock),
+          changed: logger.entries.filter((e) => CHANGED.test(e.msg)).map((e) => [e.obj.indexedFrom, e.obj.startBlock]),
+        };
       };
-      expect(await warnings(3n)).toEqual(['3']);
+      expect(await warnings(3n)).toEqual({ first: ['3'], changed: [] });
       await node.mine(2);
-      expect(await warnings(3n)).toEqual([]);
+      expect(await warnings(3n)).toEqual({ first: [], changed: [] });
+      // a start block changed afterwards is not applied, and said so at every start (L2 review)
+      await node.mine(1);
+      expect(await warnings(0n)).toEqual({ first: [], changed: [['3', '0']] });
+      expect(await warnings(5n)).toEqual({ first: [], changed: [['3', '5']] });
     } finally {
       await drop();
     }

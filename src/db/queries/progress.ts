@@ -17,6 +17,12 @@ export async function indexedBlock(db: Queryable, chainId: number): Promise<{ nu
   return row ? { number: BigInt(row.number), hash: fromHexText(row.hash) } : null;
 }
 
+/** The lowest block indexed: where the chain's indexing began (its start block then). */
+export async function firstIndexedBlock(db: Queryable, chainId: number): Promise<bigint | null> {
+  const rows = await db.query<{ first: string | null }>('SELECT min(number)::text AS first FROM blocks WHERE chain_id = $1', [chainId]);
+  return rows[0]?.first == null ? null : BigInt(rows[0].first);
+}
+
 /** What one batch moves of its chain's progress (write-batch.ts). */
 export interface BatchProgress {
   /** the batch's last block: now indexed */
