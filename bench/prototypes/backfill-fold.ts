@@ -43,8 +43,8 @@ import { migrate } from '../../src/db/migrate.js';
 import { applyBlockChanges, type BlockDelta } from '../../src/db/queries/write-balances.js';
 import { hexArray, ZERO_ADDRESS_BYTEA } from '../../src/db/hex.js';
 import { BalanceSum } from '../../src/indexer/balance-sum.js';
-import type { Hex } from '../../src/db/rows.js';
 import { freshDatabase } from '../../test/support/databases.js';
+import { address, syntheticBatches } from './synthetic-chain.js';
 import { writeFileSync } from 'node:fs';
 
 const { values: args } = parseArgs({
@@ -55,50 +55,6 @@ const FOLDS = Number(args.folds);
 const ROUNDS = Number(args.rounds);
 const SHAPE = { tokens: 50, holders: 20_000, transfers: 200_000, blocks: 1_038, batches: 12 } as const;
 const CHAIN = 1;
-
-/** mulberry32: the same chain on every run */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const address = (n: number, prefix: string) => `0x${prefix}${n.toString(16).padStart(40 - prefix.length, '0')}` as Hex;
-
-/** Per batch, the net change of each (token, holder) in each block: what transformBatch hands the writer. */
-function syntheticBatches(): BlockDelta[][] {
-  const rnd = random(42);
-  const perBlock = Array.from({ length: SHAPE.blocks }, () => new Map<string, BlockDelta>());
-  const balance = new Map<string, bigint>();
-  const change = (block: number, token: number, holder: number, delta: bigint) => {
-    const key = `${token}:${holder}`;
-    balance.set(key, (balance.get(key) ?? 0n) + delta);
-    const entry = perBlock[block]!.get(key);
-    if (entry) entry.delta += delta;
-    else perBlock[block]!.set(key, { token: address(token, 'aa'), holder: address(holder, 'bb'), tokenId: null, delta, blockNumber: BigInt(block + 1) });
-  };
-  for (let i = 0; i < SHAPE.transfers; i++) {
-    const block = Math.floor((i * SHAPE.blocks) / SHAPE.transfers);
-    const token = Math.floor(rnd() * SHAPE.tokens);
-    const to = Math.floor(rnd() * SHAPE.holders);
-    const from = Math.floor(rnd() * SHAPE.holders);
-    const held = balance.get(`${token}:${from}`) ?? 0n;
-    const mint = held === 0n || rnd() < 0.2;
-    const value = mint ? BigInt(Math.floor(rnd() * 1e6) + 1) * 10n ** 12n : held / 2n + 1n;
-    if (!mint) change(block, token, from, -value);
-    change(block, token, to, value);
-  }
-  const batches: BlockDelta[][] = [];
-  for (let k = 0; k < SHAPE.batches; k++) {
-    const slice = perBlock.slice(Math.floor((k * SHAPE.blocks) / SHAPE.batches), Math.floor(((k + 1) * SHAPE.blocks) / SHAPE.batches));
-    batches.push(slice.flatMap((m) => [...m.values()].filter((d) => d.delta !== 0n)));
-  }
-  return batches;
-}
 
 async function openEngine(): Promise<{ db: Database; close: () => Promise<void> }> {
   if (engine === 'postgres') {
@@ -268,7 +224,7 @@ async function digest(db: Queryable) {
 }
 
 async function main() {
-  const batches = syntheticBatches();
+  const batches = syntheticBatches(SHAPE);
   const changes = batches.reduce((n, b) => n + b.length, 0);
   const result: Record<string, unknown> = { engine, rounds: ROUNDS, measured_at: new Date().toISOString(), load_average_at_start: loadavg().map((l) => Math.round(l * 100) / 100), shape: SHAPE, changes, folds: FOLDS };
   const digests: Record<string, Record<string, string>> = {};

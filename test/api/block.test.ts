@@ -37,6 +37,9 @@ const invalidBlock = (integerDetail: string) => ({
   errors: [ANY_OF, integerDetail, HASH_FORMAT].map((detail) => ({ title: 'Invalid value', source: { pointer: `/${BLOCK_PARAM}` }, detail })),
 });
 
+/** a followed Arbitrum chain whose block 9 has an orphan (its own chain: a settlement changes what OTHER's blocks show) */
+const ROLLUP = 77_777;
+
 describe.each(await availableEngines())('single block on %s', (engine) => {
   let api: TestApi;
   const block = (chain: number, ref: string, query: Record<string, string | number> = {}) => api.get(`/${chain}/api/v2/blocks/${ref}`, query);
@@ -45,6 +48,7 @@ describe.each(await availableEngines())('single block on %s', (engine) => {
     api = await startTestApi(engine);
     await ensureChain(api.db, MAINNET);
     await ensureChain(api.db, OTHER);
+    await ensureChain(api.db, ROLLUP);
     await upsertBlocks(api.db, [
       { ...buildBlockRow(block18M, receipts18M, null, { chainId: MAINNET }), chainFields: chainFieldsOf(block18M) },
       // height 7: the consensus block and an orphan of a reorg; height 8: only an uncle is known
@@ -157,6 +161,30 @@ describe.each(await availableEngines())('single block on %s', (engine) => {
       status: null,
     });
     expect((await block(OTHER, '7')).body).not.toHaveProperty('arbitrum');
+  });
+
+  it('an Arbitrum block that lost consensus has no settlement: its height\'s batch is the new branch\'s', async () => {
+    const orphan = hashOf(9, 'rollup-orphan');
+    await upsertBlocks(api.db, [
+      blockRow(ROLLUP, 9, SEQUENCER, { chainFields: chainFieldsOf(arbitrumHeader) }),
+      blockRow(ROLLUP, 9, SEQUENCER, { hash: orphan, consensus: false, chainFields: chainFieldsOf(arbitrumHeader) }),
+    ]);
+    await api.db.query(
+      `INSERT INTO arbitrum_parent (chain_id, parent_chain_id, sequencer_inbox, outbox, safe_block) VALUES ($1, 1, '\\x01', '\\x02', 100)`,
+      [ROLLUP],
+    );
+    await api.db.query(
+      `INSERT INTO arbitrum_batches (chain_id, batch_number, first_block, last_block, tx_hash, parent_block, parent_timestamp)
+       VALUES ($1, 4, 1, 20, '\\x${'ab'.repeat(32)}', 50, 1700000000)`,
+      [ROLLUP],
+    );
+    const consensus = await block(ROLLUP, '9');
+    expect(consensus.body.arbitrum).toMatchObject({ batch_number: 4, status: 'Sent to base' });
+    const orphaned = await block(ROLLUP, orphan);
+    expect(orphaned.status).toBe(200);
+    expect(orphaned.body.type).toBe('reorg');
+    assertWire(singleBlockSchema, orphaned.body);
+    expect(orphaned.body.arbitrum).toMatchObject({ batch_number: null, status: null, commitment_transaction: { hash: null }, confirmation_transaction: { hash: null } });
   });
 
   it('is in the OpenAPI document with its answers', async () => {

@@ -16,6 +16,8 @@ import type { FastifyInstance } from 'fastify';
 import { buildServer } from '../../src/api/server.js';
 import type { Hex } from '../../src/db/rows.js';
 import { ensureChain } from '../../src/db/queries/chains.js';
+import { createApiKey } from '../../src/db/queries/api-keys.js';
+import type { Database } from '../../src/db/client.js';
 import { setHeadBlock, setIndexedBlock } from '../../src/db/queries/progress.js';
 import { putBalances, upsertTokens } from '../../src/db/queries/write-tokens.js';
 import { upsertBlocks } from '../../src/db/queries/write-blocks.js';
@@ -113,6 +115,7 @@ describe.skipIf(!haveChromium && !process.env.CI)('web page in Chromium', () => 
   let page: Page;
   let webRoot: string;
   let dropDb: () => Promise<void>;
+  let db: Database;
   const problems: string[] = [];
 
   const api = async (path: string) => {
@@ -139,7 +142,7 @@ describe.skipIf(!haveChromium && !process.env.CI)('web page in Chromium', () => 
 
     const fresh = await freshDatabase('pglite');
     dropDb = fresh.drop;
-    const db = fresh.db;
+    db = fresh.db;
     await ensureChain(db, CHAIN);
     await upsertTokens(db, [
       { chainId: CHAIN, address: TOKEN, type: 'ERC-20', name: 'Web Test Dollar', symbol: 'WTD', decimals: DECIMALS, totalSupply: REPORTED },
@@ -211,6 +214,9 @@ describe.skipIf(!haveChromium && !process.env.CI)('web page in Chromium', () => 
     // saving the key re-ran the pending search
     await page.locator('#holders-page', { hasText: 'rows 1–50' }).waitFor();
     expect(await page.locator('#token-summary h2').textContent()).toBe('Web Test Dollar (WTD)');
+    // the symbol in the column header as written, not upper-cased with the header (stETH)
+    expect(await page.locator('#holders-table th .as-written').textContent()).toBe(' (WTD)');
+    expect(await page.evaluate<string>("getComputedStyle(document.querySelector('#holders-table th .as-written')).textTransform")).toBe('none');
     expect(await page.locator('#token-summary dl').textContent()).toContain('Holders120');
 
     const rows = await holderRows(page);
@@ -342,12 +348,57 @@ describe.skipIf(!haveChromium && !process.env.CI)('web page in Chromium', () => 
     // blocks of a chain the server does not serve: said so, not a bare "Not found"
     await page.goto(`${base}/#/blocks/999/${MINER}`);
     await expect.poll(() => page.locator('#message').textContent()).toBe('This server serves no chain 999.');
+    // a token on such a chain likewise (it said "No token is known … on Chain 999")
+    await page.goto(`${base}/#/holders/999/${TOKEN}`);
+    await expect.poll(() => page.locator('#message').textContent()).toBe('This server serves no chain 999.');
     await page.goto(`${base}/#/holders/${CHAIN}/${addressOf(9, 'no-token')}`);
     await expect.poll(() => page.locator('#message').textContent()).toContain('No token is known at');
     // no pager left from the list shown before, whose buttons would send its cursor
     expect(await page.locator('#holders-page').textContent()).toBe('');
     expect(await page.locator('#holders-next').isDisabled()).toBe(true);
     expect(await page.locator('#holders-prev').isDisabled()).toBe(true);
+  });
+
+  it('a key allowed one request a second sees its list: the page waits out the 429s of asking for a token and its list together', async () => {
+    const slow = await createApiKey(db, 'one a second', 1);
+    const p = await context.newPage();
+    watch(p);
+    // the browser logs each 429 as a failed resource: expected here, not a page error
+    const before = problems.length;
+    try {
+      await p.goto(`${base}/`);
+      await p.fill('#api-key', slow.key);
+      await p.click('#key-form button[type=submit]');
+      await p.goto(`${base}/#/holders/${CHAIN}/${TOKEN}`);
+      await p.locator('#holders-page', { hasText: 'rows 1–50' }).waitFor({ timeout: 20_000 });
+      expect(await holderRows(p)).toHaveLength(50);
+    } finally {
+      problems.splice(before, problems.length - before, ...problems.slice(before).filter((m) => !m.includes('429')));
+      await p.evaluate(`localStorage.setItem('explorer.apiKey', ${JSON.stringify(TEST_KEY)})`);
+      await p.close();
+    }
+  });
+
+  it('the server down while the page loads: the next search asks for the chains again and goes through', async () => {
+    const p = await context.newPage();
+    watch(p);
+    const before = problems.length;
+    try {
+      await p.route('**/health*', (route) => route.abort());
+      await p.goto(`${base}/`);
+      await expect.poll(() => p.locator('#message').textContent()).toBe('Cannot reach the server.');
+      expect(await p.locator('#chain option').count()).toBe(0);
+      await p.unroute('**/health*');
+      // (it searched chain "" before: #/holders//0x…, which nothing reads)
+      await p.locator('.tabs label', { hasText: 'Token holders' }).click();
+      await p.fill('#hash', TOKEN);
+      await p.click('#search button[type=submit]');
+      await p.locator('#holders-page', { hasText: 'rows 1–50' }).waitFor();
+      expect(await p.locator('#chain').inputValue()).toBe(String(CHAIN));
+    } finally {
+      problems.splice(before, problems.length - before, ...problems.slice(before).filter((m) => !m.includes('health')));
+      await p.close();
+    }
   });
 
   it('phone screen: rows as cards, nothing wider than the screen', async () => {

@@ -91,7 +91,7 @@ export class HoldersView {
       { label: '#', numeric: true, card: 'rank' as const },
       { label: 'Address', card: 'main' as const },
       ...(withIds ? [{ label: 'Token ID' }] : []),
-      { label: this.symbol ? `Balance (${this.symbol})` : 'Balance', numeric: true },
+      { label: 'Balance', ...(this.symbol ? { unit: this.symbol } : {}), numeric: true },
       { label: 'Share', numeric: true },
     ];
     const rows = page.items.map((item, i) => {

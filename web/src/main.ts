@@ -105,6 +105,13 @@ searchForm.addEventListener('change', (event) => {
 
 searchForm.addEventListener('submit', (event) => {
   event.preventDefault();
+  // the chain list failed to load (the server was down at the page's load): ask again first
+  if (chainSelect.options.length === 0) {
+    void loadChains().then(() => {
+      if (chainSelect.options.length > 0) searchForm.requestSubmit();
+    });
+    return;
+  }
   const hash = hashInput.value.trim();
   if (!HASH_RE.test(hash)) {
     say('Enter an address: 0x followed by 40 hexadecimal characters.', 'error');
@@ -159,12 +166,17 @@ async function route(): Promise<void> {
   setMode(r.mode);
   hashInput.value = r.hash;
   byId<HTMLInputElement>('holders-block').value = r.block ?? '';
-  if ([...chainSelect.options].some((o) => o.value === String(r.chainId))) chainSelect.value = String(r.chainId);
+  const served = [...chainSelect.options].some((o) => o.value === String(r.chainId));
+  if (served) chainSelect.value = String(r.chainId);
   sections.holders.hidden = r.mode !== 'holders';
   sections.blocks.hidden = r.mode !== 'blocks';
   if (!apiKey) {
     say('Enter your API key above first: it is kept in this browser only.', 'error');
     keyInput.focus();
+    return;
+  }
+  if (!served && chainSelect.options.length > 0) {
+    say(`This server serves no chain ${r.chainId}.`, 'error');
     return;
   }
   say('Loading…');
@@ -178,14 +190,20 @@ async function route(): Promise<void> {
   }
 }
 
-async function loadChains(): Promise<void> {
+/**
+ * The chain picker, from /health. Asked again every half minute (the indexed block it shows
+ * moves), and before a search when the page's first ask failed; `quietly` keeps a failed
+ * refresh from replacing what the page says.
+ */
+async function loadChains(quietly = false): Promise<void> {
   try {
     // a degraded server answers 503 with the same body: its chains are still worth listing
     const health = await getJson<Health>('health', null).catch((err: unknown) => {
       if (err instanceof ApiError && err.status === 503 && Array.isArray((err.body as Health | null)?.chains)) return err.body as Health;
       throw err;
     });
-    const remembered = store.get(CHAIN_STORAGE);
+    const remembered = chainSelect.value || store.get(CHAIN_STORAGE);
+    const first = chainSelect.options.length === 0;
     chainSelect.replaceChildren(
       ...health.chains.map((c) => {
         const indexed =
@@ -196,10 +214,12 @@ async function loadChains(): Promise<void> {
     );
     if (remembered && health.chains.some((c) => String(c.chain_id) === remembered)) chainSelect.value = remembered;
     if (health.chains.length === 0) say('This server indexes no chain yet.', 'error');
+    else if (first && !quietly) say('');
   } catch (err) {
-    ctx.fail(err);
+    if (!quietly) ctx.fail(err);
   }
 }
+setInterval(() => void loadChains(true), 30_000);
 
 window.addEventListener('hashchange', () => void route());
 showKeyState();

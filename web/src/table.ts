@@ -2,6 +2,8 @@ import { h } from './dom.js';
 
 export interface Column {
   label: string;
+  /** shown after the label as it is written (a token symbol: stETH is not STETH) */
+  unit?: string;
   numeric?: boolean;
   /** on a phone card: `rank` is a small prefix, `main` the unlabelled headline beside it */
   card?: 'rank' | 'main';
@@ -17,13 +19,19 @@ export function table(caption: string, columns: readonly Column[], rows: readonl
     'table',
     {},
     h('caption', { className: 'sr-only' }, caption),
-    h('thead', {}, h('tr', {}, ...columns.map((c) => h('th', { scope: 'col', className: cls(c) }, c.label)))),
+    h(
+      'thead',
+      {},
+      h('tr', {}, ...columns.map((c) => h('th', { scope: 'col', className: cls(c) }, c.label, c.unit ? h('span', { className: 'as-written' }, ` (${c.unit})`) : null))),
+    ),
     h(
       'tbody',
       {},
       ...rows.map((cells) =>
-        h('tr', {}, ...cells.map((cell, i) => h('td', { 'data-label': columns[i]?.label, className: cls(columns[i]) }, cell))),
+        h('tr', {}, ...cells.map((cell, i) => h('td', { 'data-label': labelOf(columns[i]), className: cls(columns[i]) }, cell))),
       ),
     ),
   );
 }
+
+const labelOf = (c: Column | undefined) => (c === undefined ? undefined : c.unit ? `${c.label} (${c.unit})` : c.label);

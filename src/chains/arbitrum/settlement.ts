@@ -20,13 +20,15 @@ export interface StoredSettlement {
  * The block's batch (the first whose last block is at or after it, if it starts at or before it),
  * the same from the batches the NodeInterface gave (`sealed`, used when the first is unknown),
  * and confirmation (the first whose confirmed block is at or after it), with the parent's safe
- * block; NULL for blocks without Arbitrum fields and on chains whose parent is not followed (no
+ * block; NULL for blocks without Arbitrum fields, for blocks that lost consensus, and on chains whose parent is not followed (no
  * `arbitrum` setting): their settlement is unknown, not "Processed on rollup".
  */
 // One probe of the parent row by its key decides whether the parent is followed (no row: the
 // settlement is unknown) and gives the safe block; the batch and confirmation probes walk their
 // indexes in order, so a blocks page stays index scans with no sort on every chain.
-export const settlementSql = (b: string): string => `CASE WHEN ${b}.chain_fields -> 'arbitrum' IS NOT NULL THEN (
+// A block that lost consensus has no settlement: the batches and confirmations found by its
+// number are the new branch's (L2 review: an orphaned block showed "Confirmed on base").
+export const settlementSql = (b: string): string => `CASE WHEN ${b}.chain_fields -> 'arbitrum' IS NOT NULL AND ${b}.consensus THEN (
   SELECT json_build_object(
   'batch', (SELECT json_build_object('number', x.batch_number, 'container', x.data_container, 'tx', '0x' || encode(x.tx_hash, 'hex'),
                                      'parent_block', x.parent_block, 'parent_timestamp', x.parent_timestamp)
