@@ -30,7 +30,7 @@ export interface KeyChanges extends BlockDelta {
 }
 
 /** Per-block changes as bulk parameters $2..$6 (blockDeltaArrays), read as rows `u`. */
-const BLOCK_DELTAS = 'unnest($2::text[], $3::text[], $4::numeric[], $5::bigint[], $6::numeric[]) AS u(token, holder, token_id, block_number, delta)';
+const BLOCK_DELTAS = 'unnest($2::text[], $3::text[], $4::numeric[], $5::bigint[], $6::numeric[]) WITH ORDINALITY AS u(token, holder, token_id, block_number, delta, k)';
 
 /** Per-block changes as bulk parameters: token, holder, token_id, block_number, delta. */
 function blockDeltaArrays(changes: readonly BlockDelta[]) {
@@ -97,19 +97,23 @@ const COUNTED = `UPDATE tokens t SET holder_count = t.holder_count + CASE WHEN t
  */
 function balanceWriteSql(history: boolean): string {
   const before = 'coalesce(up.prev_value, 0)';
-  // Every join here is of two lists whose sizes the planner knows (the arrays' lengths, the
-  // upsert's rows), so it hashes them. (A join of the upserted rows back to the batch's
-  // changes was estimated at a handful of rows and once planned as a nested loop over the
-  // steps: 92 M comparisons, 14.6 s for one batch.)
+  // Each upserted row carries its key's position in the batch (batch_key), so the steps and the
+  // per-key flags find it by an integer, with no join on the key's bytes: a batch whose hot
+  // senders changed in every block has several steps per key (34,760 for 8,937 keys), and joining
+  // them by key sorted them all (BENCHMARKS.md). (A join of the upserted rows back to the batch's
+  // changes, before prev_value, was once estimated at a handful of rows and planned as a nested
+  // loop over the steps: 92 M comparisons, 14.6 s for one batch.)
   return `WITH up AS (
-       INSERT INTO token_balances AS b (chain_id, token, holder, token_id, value, block_number)
-       SELECT $1, decode(u.token, 'hex'), decode(u.holder, 'hex'), u.token_id, u.delta, u.block_number FROM ${BLOCK_DELTAS}
+       INSERT INTO token_balances AS b (chain_id, token, holder, token_id, value, block_number, batch_key)
+       SELECT $1, decode(u.token, 'hex'), decode(u.holder, 'hex'), u.token_id, u.delta, u.block_number, u.k
+       FROM ${BLOCK_DELTAS}
        -- in key order consecutive rows land on the same index pages: ~25% faster than the
        -- order transfers came in (BENCHMARKS.md)
        ORDER BY 2, 3, 4
        ON CONFLICT ON CONSTRAINT token_balances_key
-       DO UPDATE SET value = b.value + excluded.value, prev_value = b.value, prev_block = b.block_number, block_number = excluded.block_number
-       RETURNING b.token, b.holder, b.token_id, b.value, b.prev_value, b.prev_block, b.block_number
+       DO UPDATE SET value = b.value + excluded.value, prev_value = b.value, prev_block = b.block_number,
+                     block_number = excluded.block_number, batch_key = excluded.batch_key
+       RETURNING b.token, b.holder, b.token_id, b.value, b.prev_value, b.prev_block, b.block_number, b.batch_key
      ), moved AS (
        SELECT token, sum(CASE WHEN value > 0 AND ${before} <= 0 THEN 1
                               WHEN value <= 0 AND ${before} > 0 THEN -1 ELSE 0 END) AS change,
@@ -120,14 +124,14 @@ function balanceWriteSql(history: boolean): string {
      )${
        history
          ? `, steps AS (
-       SELECT decode(s.token, 'hex') AS token, decode(s.holder, 'hex') AS holder, s.token_id, s.to_block, s.from_block, s.before
-       FROM unnest($7::text[], $8::text[], $9::numeric[], $10::bigint[], $11::bigint[], $12::numeric[]) AS s(token, holder, token_id, to_block, from_block, before)
+       SELECT s.k, s.to_block, s.from_block, s.before
+       FROM unnest($7::bigint[], $8::bigint[], $9::bigint[], $10::numeric[]) AS s(k, to_block, from_block, before)
      ), closed AS (
        SELECT up.token, up.holder, up.token_id, up.block_number AS to_block, up.prev_value AS value, up.prev_block AS from_block
-       FROM up WHERE NOT EXISTS (SELECT 1 FROM steps s WHERE ${SAME_KEY('s', 'up')})
+       FROM up WHERE NOT ($11::boolean[])[up.batch_key]
        UNION ALL
        SELECT up.token, up.holder, up.token_id, s.to_block, ${before} + s.before, coalesce(s.from_block, up.prev_block)
-       FROM steps s JOIN up ON ${SAME_KEY('s', 'up')}
+       FROM steps s JOIN up ON up.batch_key = s.k
      ), kept AS (
        INSERT INTO balance_intervals (chain_id, token, holder, token_id, value, from_block, to_block)
        SELECT $1, c.token, c.holder, c.token_id, c.value, c.from_block, c.to_block FROM closed c
@@ -141,37 +145,31 @@ function balanceWriteSql(history: boolean): string {
      FROM up WHERE value < 0`;
 }
 
-/** Joins a key's rows across the statement's CTEs; token_id is never negative, so -1 stands for none and the join can hash. */
-const SAME_KEY = (a: string, b: string) =>
-  `${a}.token = ${b}.token AND ${a}.holder = ${b}.holder AND coalesce(${a}.token_id, -1) = coalesce(${b}.token_id, -1)`;
-
 const BALANCE_WRITE = { history: balanceWriteSql(true), plain: balanceWriteSql(false) } as const;
 
-/** A batch's keys as bulk parameters $2..$6 (blockDeltaArrays: the block is their last change's) and, with the history, the steps of those changed in several blocks as $7..$12. */
+/** A batch's keys as bulk parameters $2..$6 (blockDeltaArrays: the block is their last change's) and, with the history, the steps of those changed in several blocks as $7..$10 (by the key's position) and each key's has-steps flag $11. */
 function keyChangeArrays(changes: readonly KeyChanges[], history: boolean): unknown[] {
   const keys = blockDeltaArrays(changes);
   if (!history) return [...keys];
-  const steps: Array<{ key: KeyChanges; to: string; from: string | null; before: string }> = [];
-  for (const c of changes) {
-    if (c.steps === null) continue;
+  const k: number[] = [];
+  const to: string[] = [];
+  const from: Array<string | null> = [];
+  const before: string[] = [];
+  changes.forEach((c, i) => {
+    if (c.steps === null) return;
     let sum = 0n;
     let previous: string | null = null;
     for (const step of c.steps) {
       const block = step.blockNumber.toString();
-      steps.push({ key: c, to: block, from: previous, before: sum.toString() });
+      k.push(i + 1);
+      to.push(block);
+      from.push(previous);
+      before.push(sum.toString());
       sum += step.delta;
       previous = block;
     }
-  }
-  return [
-    ...keys,
-    hexArray(steps.map((s) => s.key.token)),
-    hexArray(steps.map((s) => s.key.holder)),
-    steps.map((s) => tokenIdText(s.key.tokenId)),
-    steps.map((s) => s.to),
-    steps.map((s) => s.from),
-    steps.map((s) => s.before),
-  ];
+  });
+  return [...keys, k, to, from, before, changes.map((c) => c.steps !== null)];
 }
 
 async function writeBalances(db: Queryable, chainId: number, changes: readonly KeyChanges[], history: boolean): Promise<BalanceKey[]> {
