@@ -63,7 +63,8 @@ async function snapshotBlock(options: ExportCliOptions, signal: AbortSignal | un
   const state = options.resume && options.out ? readState(options.out) : null;
   if (state) return state.pinned && state.block !== undefined ? { block: BigInt(state.block), pinned: true } : null;
   try {
-    const url = new URL('/health', options.url);
+    // beside the API's paths, under any prefix the base URL has (as the SDK builds its URLs)
+    const url = new URL(`${options.url.replace(/\/+$/, '')}/health`);
     url.searchParams.set('chain_id', options.chain);
     const response = await fetch(url, { signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(10_000)]) : AbortSignal.timeout(10_000) });
     // 503 (a chain degraded) still says the indexed block
