@@ -8,7 +8,7 @@ import { HttpRequestError, RpcRequestError, type Transport } from 'viem';
 import { BodyTooLargeError, MalformedResponseError } from './errors.js';
 import type { RequestBudget } from './request-budget.js';
 import { batchingJsonRpc, isRpcErrorBody, type RpcCall } from './json-rpc-batch.js';
-import { maskAnswerErrors, maskerOf, rpcUrlSecrets } from './url-secrets.js';
+import { credentialPair, maskAnswerErrors, maskerOf, rpcUrlSecrets } from './url-secrets.js';
 
 export interface JsonRpcHttpOptions {
   chainId: number;
@@ -82,8 +82,8 @@ export function splitCredentials(url: string): { fetchUrl: string; headers: Reco
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   try {
     const parsed = new URL(url);
-    if (parsed.username) {
-      const credentials = `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`;
+    const credentials = parsed.username ? credentialPair(parsed) : null;
+    if (credentials !== null) {
       parsed.username = '';
       parsed.password = '';
       headers['authorization'] = `Basic ${btoa(credentials)}`;

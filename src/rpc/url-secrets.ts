@@ -24,11 +24,15 @@ function decode(text: string): string {
   }
 }
 
+/** A URL's `user:password`, decoded, as a Basic header carries it (null: no credentials). */
+export function credentialPair(parsed: URL): string | null {
+  return parsed.username || parsed.password ? `${decode(parsed.username)}:${decode(parsed.password)}` : null;
+}
+
 /** The password, and the user:password pair as given and as a Basic header carries it. */
 function credentialsOf(parsed: URL): string[] {
-  if (!parsed.password && !parsed.username) return [];
-  const pair = `${decode(parsed.username)}:${decode(parsed.password)}`;
-  return [decode(parsed.password), pair, Buffer.from(pair).toString('base64')];
+  const pair = credentialPair(parsed);
+  return pair === null ? [] : [decode(parsed.password), pair, Buffer.from(pair).toString('base64')];
 }
 
 /**

@@ -5,6 +5,7 @@ import type { HolderItem } from '../../src/api/schemas/holders.js';
 import type { TokenCounters as TokenCountersSchema, TokenObject } from '../../src/api/schemas/tokens.js';
 import type { HealthBody } from '../../src/api/schemas/health.js';
 import type { Static } from '@sinclair/typebox';
+import { sleep } from '../../src/rpc/backoff.js';
 
 export type Address = AddressObject;
 export type Tag = Address['public_tags'][number];
@@ -56,13 +57,6 @@ export async function getJson<T>(path: string, key: string | null, params: Param
       await sleep(wait * 1000, signal);
     }
   }
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
-  });
 }
 
 async function getJsonOnce<T>(path: string, key: string | null, params: Params, signal: AbortSignal | undefined): Promise<T> {
