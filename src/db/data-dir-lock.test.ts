@@ -69,8 +69,10 @@ describe('data directory lock: on disk', () => {
 
   it('takes over the lock of a zombie (exited, its parent not reaping it yet): a restart right after a kill -9', async () => {
     if (!existsSync('/proc/self/stat')) return;
-    // `true` runs in the background and exits; its parent then becomes `sleep`, which never reaps it
-    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // a short `sleep` runs in the background and exits once its parent has become `sleep 30`,
+    // which never reaps it (a child exiting at once could be reaped by the shell before its
+    // exec: a CI run under load saw it gone, not a zombie)
+    const parent = spawn('sh', ['-c', 'sleep 0.3 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
       const pid = Number((await once(parent.stdout!, 'data'))[0].toString().trim());
       const state = () => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[0];
