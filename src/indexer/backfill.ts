@@ -19,6 +19,11 @@ export class Backfill {
     private readonly logger: Logger,
   ) {}
 
+  /** Whether batches are being written as the backfill's (before the hand-over). */
+  get writing(): boolean {
+    return this.active;
+  }
+
   /** Starts (or carries on) a backfill: the chain's own partitions, made in one transaction if it has no rows yet. */
   async start(): Promise<boolean> {
     this.active = (await this.db.transaction((tx) => startBackfill(tx, this.chainId))) === 'backfilling';

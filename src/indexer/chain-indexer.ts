@@ -9,6 +9,7 @@ import type { Database } from '../db/client.js';
 import type { Hex } from '../db/rows.js';
 import { negativeBalances } from '../db/queries/write-balances.js';
 import { consensusHashes, firstIndexedBlock, indexedBlock, setHeadBlock } from '../db/queries/progress.js';
+import { partsAhead, type PartMark } from '../db/queries/token-parts.js';
 import { transformBatch, findLinkBreak, type DigestedBlock, type IndexBatch, type TransformOptions } from './transform.js';
 import { BlockPrefetcher } from './block-prefetcher.js';
 import { HeadPoller } from './head-poller.js';
@@ -68,6 +69,11 @@ export class ChainIndexer {
   private readonly horizon: HistoryHorizon;
   private readonly linkBreaks: LinkBreaks;
   private readonly failures: FailureLog;
+  /**
+   * The batch some token parts committed above the indexed block before a crash
+   * (./write-parts.ts): the next batch is that one exactly, written again for the other parts.
+   */
+  private partsAhead: PartMark | null = null;
 
   constructor(private readonly options: ChainIndexerOptions) {
     this.db = options.db;
@@ -151,6 +157,7 @@ export class ChainIndexer {
     const tip = await indexedBlock(this.db, this.chain.chainId);
     let next = tip ? tip.number + 1n : this.chain.startBlock;
     let parent: Hex | null = tip?.hash ?? null;
+    this.partsAhead = await partsAhead(this.db, this.chain.chainId);
     this.logger.info({ ...this.label, from: next.toString(), backfill: backfilling }, tip ? 'resuming' : 'starting');
     if (tip) await this.warnIfStartBlockChanged();
     // the node's capabilities are asked beside the first head, not after it: one round trip
@@ -171,6 +178,10 @@ export class ChainIndexer {
         }
         this.options.metrics?.headBlock.set(this.metricLabel, Number(head));
         this.options.metrics?.polledAt.set(this.metricLabel, Date.now() / 1000);
+        if (this.partsAhead !== null && head < this.partsAhead.block) {
+          await this.dropPartsAhead(next - 1n, `the node's head ${head} is below it`);
+          continue;
+        }
         if (next > head) {
           prefetcher.reset();
           following = null;
@@ -187,7 +198,7 @@ export class ChainIndexer {
           continue;
         }
         const started = Date.now();
-        const batch: IndexBatch = following?.from === next ? await following.batch : await this.take(prefetcher, next, head);
+        const batch: IndexBatch = following?.from === next ? await following.batch : await this.take(prefetcher, next, head, this.partsAhead?.block);
         following = null;
         const brokenAt = findLinkBreak(batch.blocks, parent);
         if (brokenAt !== null) {
@@ -202,6 +213,11 @@ export class ChainIndexer {
           continue;
         }
         this.linkBreaks.clear();
+        if (this.partsAhead !== null && batch.blocks[batch.blocks.length - 1]!.hash !== this.partsAhead.hash) {
+          prefetcher.reset();
+          await this.dropPartsAhead(next - 1n, 'the node has another block there now');
+          continue;
+        }
         // The next batch is taken and transformed while this one is written: the transform's
         // CPU beside the database's, not after it. It is dropped with the prefetcher on any upset.
         if (batch.to < head) {
@@ -212,7 +228,10 @@ export class ChainIndexer {
         // the head-following path once the backfill has reached where a reorg could
         await this.backfill.beforeBatch(batch.from, head);
         const addresses = this.recentAddresses.unseen(batch.addresses);
-        await this.write(batch, addresses);
+        // in parts on PostgreSQL while backfilling, except the chain's first batch (a crash
+        // inside it would leave parts ahead of no indexed block to set them back to)
+        await this.write(batch, addresses, this.partsAhead !== null || (this.backfill.writing && this.db.engine === 'postgres' && parent !== null));
+        this.partsAhead = null;
         this.recentAddresses.remember(addresses);
         await this.afterBatch(batch, head, Date.now() - started);
         await this.backfill.afterBatch(batch.to, head);
@@ -242,6 +261,7 @@ export class ChainIndexer {
         if (tip !== undefined) {
           next = tip ? tip.number + 1n : this.chain.startBlock;
           parent = tip?.hash ?? null;
+          this.partsAhead = await partsAhead(this.db, this.chain.chainId).catch(() => this.partsAhead);
         }
       }
     }
@@ -255,9 +275,10 @@ export class ChainIndexer {
 
   /**
    * The batch starting at `from`: the blocks fetched ahead of it, at least `minBatchBlocks` (or
-   * to the head) and as many more as are ready, up to the range size the writer aims at.
+   * to the head) and as many more as are ready, up to the range size the writer aims at; or, with
+   * `through`, the blocks up to that one.
    */
-  private async take(prefetcher: BlockPrefetcher<DigestedBlock>, from: bigint, head: bigint): Promise<IndexBatch> {
+  private async take(prefetcher: BlockPrefetcher<DigestedBlock>, from: bigint, head: bigint, through?: bigint): Promise<IndexBatch> {
     // a slow or rate-capped node can take minutes for a range: say what is being waited for,
     // so a silent log is never the only sign of life
     const started = Date.now();
@@ -268,7 +289,10 @@ export class ChainIndexer {
       );
     }, this.options.waitingLogMs ?? 15_000);
     try {
-      const blocks = await prefetcher.take(from, head, this.minBatchBlocks, this.batchBlocks);
+      // a batch to end at `through` exactly: the fetch window (sized by batchBlocks) must hold it
+      const exactly = through === undefined ? null : Number(through - from + 1n);
+      if (exactly !== null) this.batchBlocks = Math.max(this.batchBlocks, exactly);
+      const blocks = await prefetcher.take(from, through ?? head, exactly ?? this.minBatchBlocks, exactly ?? this.batchBlocks);
       return transformBatch(blocks, this.transformOptions(head));
     } finally {
       clearInterval(waiting);
@@ -303,6 +327,23 @@ export class ChainIndexer {
     return this.backfill.start();
   }
 
+  private get ensRegistry() {
+    return ensRegistryFor(this.chain.chainId, this.chain.ens);
+  }
+
+  /**
+   * Token parts ahead of the indexed `tip` on a batch the node does not have as they wrote it
+   * (a crash between the batch's commits, then a reorg): their balances set back to what the token
+   * contracts report at the tip, their history above it undone, as a rollback deeper than the
+   * recorded changes does. The backfill carries on after it: a rollback to the tip leaves the
+   * page indexes' absence as it was, and nothing of it needs them.
+   */
+  private async dropPartsAhead(tip: bigint, why: string): Promise<void> {
+    this.logger.warn({ ...this.label, tip: tip.toString(), partsAt: this.partsAhead?.block.toString() }, `token parts written past the indexed block before a crash are set back: ${why}`);
+    await rollBackTo(this.db, this.rpc, this.chain.chainId, tip, tip, this.logger, this.ensRegistry, false);
+    this.partsAhead = null;
+  }
+
   /**
    * Rolls back to the last block the node still has as we do; null when that is our tip: no
    * block of ours was replaced (a node whose next block does not link to its own tip).
@@ -315,7 +356,8 @@ export class ChainIndexer {
     if (ancestor < 0n) throw new ForeignChainError(this.chain.chainId, this.chain.startBlock);
     if (ancestor === next - 1n) return null;
     await this.backfill.finish();
-    await rollBackTo(this.db, this.rpc, this.chain.chainId, ancestor, next - 1n, this.logger, ensRegistryFor(this.chain.chainId, this.chain.ens));
+    await rollBackTo(this.db, this.rpc, this.chain.chainId, ancestor, next - 1n, this.logger, this.ensRegistry, this.partsAhead === null);
+    this.partsAhead = null;
     this.options.metrics?.reorgs.inc(this.metricLabel);
     const parent = (await consensusHashes(this.db, this.chain.chainId, ancestor, ancestor)).get(ancestor) ?? null;
     return { next: ancestor + 1n, parent };
@@ -327,7 +369,7 @@ export class ChainIndexer {
    * drive negative — read with balanceOf at its last block before the transaction and written in
    * it: a batch and its reconciliation commit together or not at all.
    */
-  private async write(batch: IndexBatch, addresses: readonly Hex[]): Promise<void> {
+  private async write(batch: IndexBatch, addresses: readonly Hex[], inParts: boolean): Promise<void> {
     const chainId = this.chain.chainId;
     const plan = await this.rebasing.plan(this.db, chainId, batch);
     const reconciled = await balancesAt(this.rpc, chainId, plan.keys, batch.to);
@@ -337,7 +379,7 @@ export class ChainIndexer {
       chainId,
       batch.to,
       reconciled,
-      (rows) => writeBatch(this.db, chainId, batch, { addresses, reconciled: rows, sweep: plan.sweep }),
+      (rows) => writeBatch(this.db, chainId, batch, { addresses, reconciled: rows, sweep: plan.sweep, inParts }),
       (keys) => {
         repaired += keys.length;
         this.rebasing.learn(keys.map((k) => k.token));

@@ -14,6 +14,7 @@ import { recheckAddresses } from '../db/queries/write-addresses.js';
 import { releaseUncles } from '../db/queries/write-uncles.js';
 import { reopenIntervalsAbove } from '../db/queries/write-history.js';
 import { deleteSummariesAbove } from '../db/queries/balance-history.js';
+import { dropPartMarksAbove } from '../db/queries/token-parts.js';
 import type { BalanceRow } from '../db/rows.js';
 
 /** What the indexer logs through: pino's logger, or anything shaped like it. */
@@ -88,9 +89,14 @@ export async function rollBackTo(
   logger: Logger,
   /** the chain's ENS registry: the names the orphaned blocks changed are worked out again */
   ensRegistry: Hex | null = null,
+  /**
+   * false when token parts are ahead of the indexed tip (a crash between a batch's commits,
+   * ./write-parts.ts): their changes were never recorded, so no undo by the record is exact
+   */
+  recorded = true,
 ): Promise<void> {
   const exactFrom = await changesFrom(db, chainId);
-  const exact = exactFrom !== null && ancestor + 1n >= exactFrom;
+  const exact = recorded && exactFrom !== null && ancestor + 1n >= exactFrom;
   const depth = (indexedTip - ancestor).toString();
   let truth: BalanceRow[] = [];
   const keys = await balancesChangedAbove(db, chainId, ancestor);
@@ -122,6 +128,7 @@ export async function rollBackTo(
       await forgetTokensWithoutBalances(tx, chainId, createdAbove);
       await recheckAddresses(tx, chainId, touchedAddresses);
       await setIndexedBlock(tx, chainId, ancestor);
+      await dropPartMarksAbove(tx, chainId, ancestor);
       if (!exact) await setChangesFrom(tx, chainId, null);
       return orphaned;
     }),

@@ -1,28 +1,15 @@
 import type { Database, Queryable } from '../db/client.js';
-import type { BalanceRow, Hex, TokenType } from '../db/rows.js';
+import type { BalanceRow, Hex } from '../db/rows.js';
 import { upsertBlocks } from '../db/queries/write-blocks.js';
 import { upsertUncles } from '../db/queries/write-uncles.js';
-import { applyBalanceDeltas, applyBlockChanges, pruneBalanceChanges, recordBalanceChanges } from '../db/queries/write-balances.js';
+import { pruneBalanceChanges, recordBalanceChanges } from '../db/queries/write-balances.js';
 import { addUncheckedAddresses } from '../db/queries/write-addresses.js';
 import { changesFrom, recordBatchProgress, setChangesFrom, type BatchProgress } from '../db/queries/progress.js';
 import { setSweepPosition, type SweepPosition } from '../db/queries/rebasing-sweep.js';
-import { settleBalances } from './reconcile.js';
+import { writeTokenRows } from './token-rows.js';
 import type { IndexBatch } from './transform.js';
+import { writeTokenParts } from './write-parts.js';
 import { refreshPrimaryNames, writeEnsEvents } from '../db/queries/ens.js';
-
-/** Adds tokens not yet known, with the type their first events implied; never retypes. */
-async function insertNewTokens(db: Queryable, chainId: number, tokens: Map<Hex, TokenType>, firstBlock: Map<Hex, bigint>) {
-  if (tokens.size === 0) return;
-  const addresses = [...tokens.keys()];
-  // first_block is only filled where unknown: a token re-seen keeps its first block (a rollback
-  // clears the first blocks of the orphaned branch, write-history.ts)
-  await db.query(
-    `INSERT INTO tokens AS t (chain_id, address, type, first_block)
-     SELECT $1, decode(u.address, 'hex'), u.type, u.first_block FROM unnest($2::text[], $3::text[], $4::bigint[]) AS u(address, type, first_block)
-     ON CONFLICT (chain_id, address) DO UPDATE SET first_block = excluded.first_block WHERE t.first_block IS NULL`,
-    [chainId, addresses.map((a) => a.slice(2)), [...tokens.values()], addresses.map((a) => (firstBlock.get(a) ?? 0n).toString())],
-  );
-}
 
 export interface BatchExtras {
   /** those of the batch's addresses that may not be in `addresses` yet (all by default) */
@@ -31,35 +18,48 @@ export interface BatchExtras {
   reconciled?: readonly BalanceRow[];
   /** the rebasing sweep's position after this batch (undefined: no sweep) */
   sweep?: SweepPosition | null;
+  /**
+   * Write the tokens' rows as parts, each in a transaction of its own, before the rest of the
+   * batch (./write-parts.ts): PostgreSQL while backfilling, and the batch a crash left some
+   * parts ahead in.
+   */
+  inParts?: boolean;
+}
+
+/** Everything of a batch but its tokens' rows, with the progress marker, which says the batch is in. */
+async function writeChainRows(tx: Queryable, chainId: number, batch: IndexBatch, extras: BatchExtras): Promise<void> {
+  await upsertBlocks(tx, batch.blocks);
+  await upsertUncles(tx, batch.uncles);
+  await recordBalanceChanges(tx, chainId, batch.blockDeltas);
+  await addUncheckedAddresses(tx, chainId, extras.addresses ?? [...batch.addresses]);
+  if (batch.ens) {
+    await writeEnsEvents(tx, chainId, batch.ens.events, batch.ens.reverse);
+    await refreshPrimaryNames(tx, chainId, batch.ens.registry, [...new Set(batch.ens.events.map((e) => e.node))]);
+  }
+  if (extras.sweep !== undefined) await setSweepPosition(tx, chainId, extras.sweep);
+  await recordBatchProgress(tx, chainId, { indexed: batch.to, changesFrom: changesFromAfter(batch), historyFrom: batch.history === null ? null : batch.from });
 }
 
 /**
  * Writes one batch and the progress marker in one transaction: after a crash at any moment
- * either all of the batch is there and the marker says so, or none of it is. Balances the batch
- * drives negative must be among `extras.reconciled`; otherwise nothing is written and
- * UnreconciledBalancesError names them (reconcile.ts withBalanceRepair fetches them and writes
- * again), so no negative balance ever commits.
+ * either all of the batch is there and the marker says so, or none of it is. With `inParts`,
+ * the tokens' rows commit first, part by part, each part marking the batch as its own; the
+ * marker then commits with the rest, and a crash in between leaves parts that the next start
+ * skips when it writes the batch again (./write-parts.ts). Balances the batch drives negative
+ * must be among `extras.reconciled`; otherwise the tokens' rows that drove them are not written
+ * and UnreconciledBalancesError names them (reconcile.ts withBalanceRepair fetches them and
+ * writes again), so no negative balance ever commits.
  */
 export async function writeBatch(db: Database, chainId: number, batch: IndexBatch, extras: BatchExtras = {}): Promise<void> {
+  const reconciled = extras.reconciled ?? [];
+  if (extras.inParts) {
+    await writeTokenParts(db, chainId, batch, reconciled);
+    await db.transaction((tx) => writeChainRows(tx, chainId, batch, extras));
+    return;
+  }
   await db.transaction(async (tx) => {
-    await insertNewTokens(tx, chainId, batch.tokens, batch.tokenFirstBlock);
-    await upsertBlocks(tx, batch.blocks);
-    await upsertUncles(tx, batch.uncles);
-    // one statement for the balances and their history, before the reconciled values are set:
-    // the per-block values derive from the event deltas
-    const negative =
-      batch.history === null
-        ? await applyBalanceDeltas(tx, chainId, batch.to, batch.deltas)
-        : await applyBlockChanges(tx, chainId, batch.history);
-    await settleBalances(tx, chainId, negative, extras.reconciled ?? []);
-    await recordBalanceChanges(tx, chainId, batch.blockDeltas);
-    await addUncheckedAddresses(tx, chainId, extras.addresses ?? [...batch.addresses]);
-    if (batch.ens) {
-      await writeEnsEvents(tx, chainId, batch.ens.events, batch.ens.reverse);
-      await refreshPrimaryNames(tx, chainId, batch.ens.registry, [...new Set(batch.ens.events.map((e) => e.node))]);
-    }
-    if (extras.sweep !== undefined) await setSweepPosition(tx, chainId, extras.sweep);
-    await recordBatchProgress(tx, chainId, { indexed: batch.to, changesFrom: changesFromAfter(batch), historyFrom: batch.history === null ? null : batch.from });
+    await writeTokenRows(tx, chainId, batch.to, { ...batch, reconciled });
+    await writeChainRows(tx, chainId, batch, extras);
   });
 }
 

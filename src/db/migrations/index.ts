@@ -24,6 +24,7 @@ import * as balancesByChain from './024_balances_by_chain.js';
 import * as heldSupply from './025_held_supply.js';
 import * as chainWriter from './026_chain_writer.js';
 import * as balancePrevValue from './027_balance_prev_value.js';
+import * as tokenParts from './028_token_parts.js';
 
 export interface Migration {
   id: string;
@@ -59,4 +60,5 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: '025_held_supply', sql: heldSupply.sql },
   { id: '026_chain_writer', sql: chainWriter.sql },
   { id: '027_balance_prev_value', sql: balancePrevValue.sql },
+  { id: '028_token_parts', sql: tokenParts.sql },
 ];

@@ -1,0 +1,59 @@
+import type { Queryable } from '../client.js';
+import type { Hex } from '../rows.js';
+import { fromHexText } from '../hex.js';
+
+/** The batch a token part last committed (migration 028): its last block and that block's hash. */
+export interface PartMark {
+  block: bigint;
+  hash: Hex;
+}
+
+/**
+ * Inside a part's transaction, before it writes: the block its last committed batch ended at,
+ * with the part's row locked until this transaction ends, so a part written twice at once (a
+ * retry while the first attempt is still in flight) waits and then sees the first one's mark.
+ */
+export async function lockPartMark(tx: Queryable, chainId: number, part: number): Promise<PartMark | null> {
+  await tx.query(
+    `INSERT INTO token_parts (chain_id, part, block_number, block_hash) VALUES ($1, $2, -1, '\\x')
+     ON CONFLICT (chain_id, part) DO NOTHING`,
+    [chainId, part],
+  );
+  const rows = await tx.query<{ block: string; hash: string }>(
+    `SELECT block_number::text AS block, encode(block_hash, 'hex') AS hash FROM token_parts WHERE chain_id = $1 AND part = $2 FOR UPDATE`,
+    [chainId, part],
+  );
+  const block = BigInt(rows[0]!.block);
+  return block < 0n ? null : { block, hash: fromHexText(rows[0]!.hash) };
+}
+
+export async function setPartMark(tx: Queryable, chainId: number, part: number, mark: PartMark): Promise<void> {
+  await tx.query('UPDATE token_parts SET block_number = $3, block_hash = decode($4, \'hex\') WHERE chain_id = $1 AND part = $2', [
+    chainId,
+    part,
+    mark.block.toString(),
+    mark.hash.slice(2),
+  ]);
+}
+
+/**
+ * The batch some parts committed above the chain's indexed block (a crash between the parts'
+ * commits and the batch's own): one batch at most, since the next batch's parts start only
+ * after that commit. Null when no part is ahead.
+ */
+export async function partsAhead(db: Queryable, chainId: number): Promise<PartMark | null> {
+  const rows = await db.query<{ block: string; hash: string }>(
+    `SELECT p.block_number::text AS block, encode(p.block_hash, 'hex') AS hash
+     FROM token_parts p JOIN chains c ON c.chain_id = p.chain_id
+     WHERE p.chain_id = $1 AND p.block_number > coalesce(c.indexed_block, -1)
+     ORDER BY p.block_number DESC LIMIT 1`,
+    [chainId],
+  );
+  const row = rows[0];
+  return row ? { block: BigInt(row.block), hash: fromHexText(row.hash) } : null;
+}
+
+/** In a rollback's transaction: marks above the block rolled back to name batches that are gone. */
+export async function dropPartMarksAbove(tx: Queryable, chainId: number, block: bigint): Promise<void> {
+  await tx.query('DELETE FROM token_parts WHERE chain_id = $1 AND block_number > $2', [chainId, block.toString()]);
+}
