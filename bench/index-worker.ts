@@ -16,6 +16,7 @@ import type { Logger } from '../src/indexer/reorg.js';
 import { cpuMeter, profiled } from './lib/cpu.js';
 import { IndexerWithoutHistory } from './lib/indexer-without-history.js';
 import { IndexerWithoutBackfill } from './lib/indexer-without-backfill.js';
+import { IndexerWithoutParts } from './lib/indexer-without-parts.js';
 import { saveProfile } from './lib/profiles.js';
 
 export interface WorkerConfig {
@@ -29,8 +30,8 @@ export interface WorkerConfig {
   profile: boolean;
   /** per-chain settings other than the defaults (the RPC budget of a remote run) */
   chain?: Partial<ChainSettings>;
-  /** the baseline a cost flag compares with: no balance history (--history-cost), no backfill path (--backfill-cost) */
-  baseline?: 'without-history' | 'without-backfill';
+  /** the baseline a cost flag compares with: no balance history (--history-cost), no backfill path (--backfill-cost), no token parts (--parts-cost) */
+  baseline?: 'without-history' | 'without-backfill' | 'without-parts';
 }
 
 export interface WorkerResult {
@@ -125,7 +126,8 @@ const sample = () => {
 };
 const timer = setInterval(sample, 100);
 
-const Indexer = config.baseline === 'without-history' ? IndexerWithoutHistory : config.baseline === 'without-backfill' ? IndexerWithoutBackfill : ChainIndexer;
+const BASELINES = { 'without-history': IndexerWithoutHistory, 'without-backfill': IndexerWithoutBackfill, 'without-parts': IndexerWithoutParts } as const;
+const Indexer = config.baseline === undefined ? ChainIndexer : BASELINES[config.baseline];
 const indexer = new Indexer({
   db,
   rpc,

@@ -19,6 +19,8 @@
  *   npm run bench:index -- --history-cost     also index each run without the balance history, on both
  *                                             engines, alternating which goes first (`history_cost`)
  *   npm run bench:index -- --backfill-cost    the same pairs against the indexer without the backfill path (`backfill_cost`)
+ *   npm run bench:index -- --parts-cost       the same pairs, PostgreSQL only, against the backfill writing each batch in one
+ *                                             transaction, not in token parts; the remote pairs too (`parts_cost`)
  *   npm run bench:index -- --no-remote        skip (d)
  */
 import { fork } from 'node:child_process';
@@ -46,7 +48,7 @@ import { bundleWorker } from './lib/worker-bundle.js';
 const { sizes, tiny, options } = readFlags(
   { transfers: 200_000, tokens: 50, holders: 20_000, perTx: 100, txsPerBlock: 2, miners: 8, runs: 3 },
   { transfers: 5_000, tokens: 5, holders: 1_000, perTx: 50, txsPerBlock: 2, miners: 4, runs: 1 },
-  { out: { type: 'string' }, 'no-wait': { type: 'boolean' }, 'cpu-prof': { type: 'boolean' }, 'history-cost': { type: 'boolean' }, 'backfill-cost': { type: 'boolean' }, 'no-remote': { type: 'boolean' } },
+  { out: { type: 'string' }, 'no-wait': { type: 'boolean' }, 'cpu-prof': { type: 'boolean' }, 'history-cost': { type: 'boolean' }, 'backfill-cost': { type: 'boolean' }, 'parts-cost': { type: 'boolean' }, 'no-remote': { type: 'boolean' } },
 );
 const log = logger('bench:index');
 const command = `npm run bench:index${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
@@ -80,7 +82,7 @@ async function main() {
     const postgres: WorkerResult[] = [];
     const pglite: WorkerResult[] = [];
     // the baseline each measured run is paired with, if a cost is asked for
-    const cost = options['history-cost'] === true ? COSTS.history : options['backfill-cost'] === true ? COSTS.backfill : null;
+    const cost = options['history-cost'] === true ? COSTS.history : options['backfill-cost'] === true ? COSTS.backfill : options['parts-cost'] === true ? COSTS.parts : null;
     const baseline = { postgres: [] as WorkerResult[], pglite: [] as WorkerResult[] };
     const loads: number[][] = [];
     // Profiling slows what it watches: the profiled runs come first and are not counted.
@@ -99,15 +101,17 @@ async function main() {
       // drift in the machine's load does not favour one side
       const measuredFirst = run % 2 === 1;
       for (const [engine, kept] of [['postgres', postgres], ['pglite', pglite]] as const) {
-        if (cost && !measuredFirst) baseline[engine].push(await indexRun(engine, anvil.url, head, chain, false, undefined, cost.baseline));
+        const paired = cost !== null && (cost.engines as readonly string[]).includes(engine);
+        if (paired && !measuredFirst) baseline[engine].push(await indexRun(engine, anvil.url, head, chain, false, undefined, cost.baseline));
         kept.push(await indexRun(engine, anvil.url, head, chain, false));
-        if (cost && measuredFirst) baseline[engine].push(await indexRun(engine, anvil.url, head, chain, false, undefined, cost.baseline));
+        if (paired && measuredFirst) baseline[engine].push(await indexRun(engine, anvil.url, head, chain, false, undefined, cost.baseline));
       }
       loads.push(loadavg().map((l) => round(l, 2)));
       if (cost) {
         const pair = (engine: 'postgres' | 'pglite', kept: WorkerResult[]) =>
           `${engine} ${perS(kept.at(-1)!.transfers, kept.at(-1)!.ms)} with / ${perS(baseline[engine].at(-1)!.transfers, baseline[engine].at(-1)!.ms)} without ${cost.what}`;
-        log(`run ${run} ${cost.what} cost: ${pair('postgres', postgres)}, ${pair('pglite', pglite)} ev/s; load average ${loads.at(-1)!.join(' ')}`);
+        const pairs = cost.engines.map((engine) => pair(engine, engine === 'postgres' ? postgres : pglite));
+        log(`run ${run} ${cost.what} cost: ${pairs.join(', ')} ev/s; load average ${loads.at(-1)!.join(' ')}`);
       }
       log(
         `run ${run}: bare fetch ${bare.at(-1)} ev/s, chain layer ${layer.at(-1)} ev/s, ` +
@@ -117,7 +121,7 @@ async function main() {
     }
 
     await quiet.before('remote node');
-    const remote = options['no-remote'] ? null : await remoteRun(anvil.url, head, chain, sizes.runs);
+    const remote = options['no-remote'] ? null : await remoteRun(anvil.url, head, chain, sizes.runs, cost === COSTS.parts ? cost.baseline : undefined);
     if (remote) log(`remote (${REMOTE.latencyMs} ms, ${REMOTE.rpcConcurrency} in flight, ${REMOTE.rpcBatchSize} calls a request, ${REMOTE.rpcRequestsPerSecond} calls/s): ${JSON.stringify(remote)}`);
 
     const engine = (runs: WorkerResult[]) => ({
@@ -158,6 +162,7 @@ async function main() {
       history_cost: cost === COSTS.history ? { postgres: historyCost(postgres, baseline.postgres), pglite: historyCost(pglite, baseline.pglite), load_average_1_5_15_after_each_run: loads } : null,
       backfill_cost:
         cost === COSTS.backfill ? { postgres: backfillCost(postgres, baseline.postgres), pglite: backfillCost(pglite, baseline.pglite), load_average_1_5_15_after_each_run: loads } : null,
+      parts_cost: cost === COSTS.parts ? { postgres: pairedRates(postgres, baseline.postgres, 'parts'), remote: remote?.runs ?? null, load_average_1_5_15_after_each_run: loads } : null,
       chain,
       profiles,
       quiet: quiet.summary(),
@@ -177,8 +182,10 @@ async function main() {
 
 /** What a cost flag pairs each measured run with, and how its results name the two sides. */
 const COSTS = {
-  history: { baseline: 'without-history', what: 'history' },
-  backfill: { baseline: 'without-backfill', what: 'backfill' },
+  history: { baseline: 'without-history', what: 'history', engines: ['postgres', 'pglite'] },
+  backfill: { baseline: 'without-backfill', what: 'backfill', engines: ['postgres', 'pglite'] },
+  // PGlite writes every batch in one transaction either way
+  parts: { baseline: 'without-parts', what: 'parts', engines: ['postgres'] },
 } as const;
 
 /** The indexer against its baseline (runs paired by index): medians, their ratio, each pair's ratio, the rates. */
@@ -342,7 +349,7 @@ async function tuneBareFetch(url: string, head: bigint): Promise<FetchRun[]> {
  * back to back, the ratio being the median of the pairs' (a run lasts seconds, so one pair is
  * at the mercy of whatever else the machine does in those seconds).
  */
-async function remoteRun(url: string, head: bigint, chain: { transfers: number; positive_balances: number }, runs: number) {
+async function remoteRun(url: string, head: bigint, chain: { transfers: number; positive_balances: number }, runs: number, baseline?: WorkerConfig['baseline']) {
   const proxy = await startFaultProxy({ target: url, latencyMs: REMOTE.latencyMs });
   try {
     const traces = await nodeHasTraces(url);
@@ -350,7 +357,7 @@ async function remoteRun(url: string, head: bigint, chain: { transfers: number; 
     const blocksPerRequest = Math.max(1, Math.floor(REMOTE.rpcBatchSize / callsPerBlock));
     const pairs: Array<Awaited<ReturnType<typeof remotePair>>> = [];
     for (let run = 1; run <= runs; run++) {
-      pairs.push(await remotePair(proxy, head, chain, { blocksPerRequest, traces }));
+      pairs.push(await remotePair(proxy, head, chain, { blocksPerRequest, traces, baseline, baselineFirst: run % 2 === 0 }));
       log(`remote run ${run}: ${JSON.stringify(pairs.at(-1))}`);
     }
     const middle = pairs.find((p) => p.ratio === median(pairs.map((q) => q.ratio)))!;
@@ -365,15 +372,19 @@ async function remotePair(
   proxy: Awaited<ReturnType<typeof startFaultProxy>>,
   head: bigint,
   chain: { transfers: number; positive_balances: number },
-  { blocksPerRequest, traces }: { blocksPerRequest: number; traces: boolean },
+  { blocksPerRequest, traces, baseline, baselineFirst }: { blocksPerRequest: number; traces: boolean; baseline?: WorkerConfig['baseline'] | undefined; baselineFirst?: boolean },
 ) {
   // a fresh budget per run: neither side starts with the other's bucket drained
   const budget = new RequestBudget({ concurrency: REMOTE.rpcConcurrency, callsPerSecond: REMOTE.rpcRequestsPerSecond, maxBatchCalls: REMOTE.rpcBatchSize, holdMs: 250 });
   const bare = await bareFetch(proxy.url, head, { config: { blocksPerRequest, concurrency: REMOTE.rpcConcurrency } }, { budget, traces });
   const settings: Partial<ChainSettings> = { rpcConcurrency: REMOTE.rpcConcurrency, rpcBatchSize: REMOTE.rpcBatchSize, rpcRequestsPerSecond: REMOTE.rpcRequestsPerSecond };
+  // with a baseline (--parts-cost), it too, under the same budget, first in every other pair
+  const withBaseline = () => (baseline ? indexRun('postgres', proxy.url, head, chain, false, settings, baseline) : Promise.resolve(null));
+  const before = baselineFirst ? await withBaseline() : null;
   proxy.resetStats();
   const ours = await indexRun('postgres', proxy.url, head, chain, false, settings);
   const stats = proxy.stats();
+  const other = before ?? (await withBaseline());
   return {
     ratio: round(perS(ours.transfers, ours.ms) / eventsPerS(bare), 3),
     events_per_s: perS(ours.transfers, ours.ms),
@@ -384,6 +395,7 @@ async function remotePair(
     db_share: round(ours.dbMs / ours.ms, 3),
     proxy_saw: { requests: stats.requests, max_in_flight: stats.maxInFlight, max_calls_per_second: stats.maxCallsPerSecond },
     load_average_1_5_15: loadavg().map((l) => round(l, 2)),
+    ...(other && baseline ? { [`${baseline.replace('-', '_')}_events_per_s`]: perS(other.transfers, other.ms), [`over_${baseline.replace('-', '_')}`]: round(other.ms / ours.ms, 3) } : {}),
   };
 }
 

@@ -9,7 +9,6 @@ import type { Database } from '../db/client.js';
 import type { Hex } from '../db/rows.js';
 import { negativeBalances } from '../db/queries/write-balances.js';
 import { consensusHashes, firstIndexedBlock, indexedBlock, setHeadBlock } from '../db/queries/progress.js';
-import { partsAhead, type PartMark } from '../db/queries/token-parts.js';
 import { transformBatch, findLinkBreak, type DigestedBlock, type IndexBatch, type TransformOptions } from './transform.js';
 import { BlockPrefetcher } from './block-prefetcher.js';
 import { HeadPoller } from './head-poller.js';
@@ -23,6 +22,7 @@ import { findCommonAncestor, rollBackTo, type Logger } from './reorg.js';
 import { BlockFetcher } from './block-fetcher.js';
 import { RecentAddresses } from './recent-addresses.js';
 import { Backfill } from './backfill.js';
+import { PartsAhead } from './parts-ahead.js';
 import { StepStatus } from './step-status.js';
 import type { IndexerMetrics } from './metrics.js';
 
@@ -69,11 +69,7 @@ export class ChainIndexer {
   private readonly horizon: HistoryHorizon;
   private readonly linkBreaks: LinkBreaks;
   private readonly failures: FailureLog;
-  /**
-   * The batch some token parts committed above the indexed block before a crash
-   * (./write-parts.ts): the next batch is that one exactly, written again for the other parts.
-   */
-  private partsAhead: PartMark | null = null;
+  private readonly partsAhead: PartsAhead;
 
   constructor(private readonly options: ChainIndexerOptions) {
     this.db = options.db;
@@ -90,6 +86,7 @@ export class ChainIndexer {
       recovered: 'indexing recovered',
     });
     this.linkBreaks = new LinkBreaks(options.chain.chainId, options.logger, this.status, Math.min(options.chain.pollIntervalMs, 500));
+    this.partsAhead = new PartsAhead(options.db, options.rpc, options.chain.chainId, options.logger, ensRegistryFor(options.chain.chainId, options.chain.ens));
     this.horizon = new HistoryHorizon(options.db, options.chain.chainId, options.chain.historyFromBlock, options.logger);
   }
 
@@ -157,7 +154,7 @@ export class ChainIndexer {
     const tip = await indexedBlock(this.db, this.chain.chainId);
     let next = tip ? tip.number + 1n : this.chain.startBlock;
     let parent: Hex | null = tip?.hash ?? null;
-    this.partsAhead = await partsAhead(this.db, this.chain.chainId);
+    await this.partsAhead.load();
     this.logger.info({ ...this.label, from: next.toString(), backfill: backfilling }, tip ? 'resuming' : 'starting');
     if (tip) await this.warnIfStartBlockChanged();
     // the node's capabilities are asked beside the first head, not after it: one round trip
@@ -178,10 +175,7 @@ export class ChainIndexer {
         }
         this.options.metrics?.headBlock.set(this.metricLabel, Number(head));
         this.options.metrics?.polledAt.set(this.metricLabel, Date.now() / 1000);
-        if (this.partsAhead !== null && head < this.partsAhead.block) {
-          await this.dropPartsAhead(next - 1n, `the node's head ${head} is below it`);
-          continue;
-        }
+        if (await this.partsAhead.setBackUnlessOnNode(next - 1n, head)) continue;
         if (next > head) {
           prefetcher.reset();
           following = null;
@@ -198,7 +192,7 @@ export class ChainIndexer {
           continue;
         }
         const started = Date.now();
-        const batch: IndexBatch = following?.from === next ? await following.batch : await this.take(prefetcher, next, head, this.partsAhead?.block);
+        const batch: IndexBatch = following?.from === next ? await following.batch : await this.take(prefetcher, next, head, this.partsAhead.through);
         following = null;
         const brokenAt = findLinkBreak(batch.blocks, parent);
         if (brokenAt !== null) {
@@ -213,9 +207,8 @@ export class ChainIndexer {
           continue;
         }
         this.linkBreaks.clear();
-        if (this.partsAhead !== null && batch.blocks[batch.blocks.length - 1]!.hash !== this.partsAhead.hash) {
+        if (await this.partsAhead.setBackUnlessOnNode(next - 1n, head, batch)) {
           prefetcher.reset();
-          await this.dropPartsAhead(next - 1n, 'the node has another block there now');
           continue;
         }
         // The next batch is taken and transformed while this one is written: the transform's
@@ -228,10 +221,10 @@ export class ChainIndexer {
         // the head-following path once the backfill has reached where a reorg could
         await this.backfill.beforeBatch(batch.from, head);
         const addresses = this.recentAddresses.unseen(batch.addresses);
-        // in parts on PostgreSQL while backfilling, except the chain's first batch (a crash
-        // inside it would leave parts ahead of no indexed block to set them back to)
-        await this.write(batch, addresses, this.partsAhead !== null || (this.backfill.writing && this.db.engine === 'postgres' && parent !== null));
-        this.partsAhead = null;
+        // in parts while backfilling, except the chain's first batch (a crash inside it would
+        // leave parts ahead of no indexed block to set them back to)
+        await this.write(batch, addresses, this.partsAhead.pending || (this.backfill.writing && this.backfillInParts() && parent !== null));
+        this.partsAhead.written();
         this.recentAddresses.remember(addresses);
         await this.afterBatch(batch, head, Date.now() - started);
         await this.backfill.afterBatch(batch.to, head);
@@ -261,7 +254,7 @@ export class ChainIndexer {
         if (tip !== undefined) {
           next = tip ? tip.number + 1n : this.chain.startBlock;
           parent = tip?.hash ?? null;
-          this.partsAhead = await partsAhead(this.db, this.chain.chainId).catch(() => this.partsAhead);
+          await this.partsAhead.load().catch(() => undefined);
         }
       }
     }
@@ -327,21 +320,13 @@ export class ChainIndexer {
     return this.backfill.start();
   }
 
-  private get ensRegistry() {
-    return ensRegistryFor(this.chain.chainId, this.chain.ens);
-  }
-
   /**
-   * Token parts ahead of the indexed `tip` on a batch the node does not have as they wrote it
-   * (a crash between the batch's commits, then a reorg): their balances set back to what the token
-   * contracts report at the tip, their history above it undone, as a rollback deeper than the
-   * recorded changes does. The backfill carries on after it: a rollback to the tip leaves the
-   * page indexes' absence as it was, and nothing of it needs them.
+   * Whether the backfill writes its batches' tokens in parts at once (./write-parts.ts): on
+   * PostgreSQL, whose connections each have a backend of their own (PGlite has one). Overridden
+   * only by bench:index's baseline in one transaction (bench/lib/indexer-without-parts.ts).
    */
-  private async dropPartsAhead(tip: bigint, why: string): Promise<void> {
-    this.logger.warn({ ...this.label, tip: tip.toString(), partsAt: this.partsAhead?.block.toString() }, `token parts written past the indexed block before a crash are set back: ${why}`);
-    await rollBackTo(this.db, this.rpc, this.chain.chainId, tip, tip, this.logger, this.ensRegistry, false);
-    this.partsAhead = null;
+  protected backfillInParts(): boolean {
+    return this.db.engine === 'postgres';
   }
 
   /**
@@ -356,8 +341,8 @@ export class ChainIndexer {
     if (ancestor < 0n) throw new ForeignChainError(this.chain.chainId, this.chain.startBlock);
     if (ancestor === next - 1n) return null;
     await this.backfill.finish();
-    await rollBackTo(this.db, this.rpc, this.chain.chainId, ancestor, next - 1n, this.logger, this.ensRegistry, this.partsAhead === null);
-    this.partsAhead = null;
+    await rollBackTo(this.db, this.rpc, this.chain.chainId, ancestor, next - 1n, this.logger, ensRegistryFor(this.chain.chainId, this.chain.ens), !this.partsAhead.pending);
+    this.partsAhead.rolledBack();
     this.options.metrics?.reorgs.inc(this.metricLabel);
     const parent = (await consensusHashes(this.db, this.chain.chainId, ancestor, ancestor)).get(ancestor) ?? null;
     return { next: ancestor + 1n, parent };
