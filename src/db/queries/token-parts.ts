@@ -14,13 +14,11 @@ export interface PartMark {
  * retry while the first attempt is still in flight) waits and then sees the first one's mark.
  */
 export async function lockPartMark(tx: Queryable, chainId: number, part: number): Promise<PartMark | null> {
-  await tx.query(
-    `INSERT INTO token_parts (chain_id, part, block_number, block_hash) VALUES ($1, $2, -1, '\\x')
-     ON CONFLICT (chain_id, part) DO NOTHING`,
-    [chainId, part],
-  );
+  // one round trip: the no-op update of a row already there locks it and returns it as it is
   const rows = await tx.query<{ block: string; hash: string }>(
-    `SELECT block_number::text AS block, encode(block_hash, 'hex') AS hash FROM token_parts WHERE chain_id = $1 AND part = $2 FOR UPDATE`,
+    `INSERT INTO token_parts AS p (chain_id, part, block_number, block_hash) VALUES ($1, $2, -1, '\\x')
+     ON CONFLICT (chain_id, part) DO UPDATE SET block_number = p.block_number
+     RETURNING p.block_number::text AS block, encode(p.block_hash, 'hex') AS hash`,
     [chainId, part],
   );
   const block = BigInt(rows[0]!.block);
