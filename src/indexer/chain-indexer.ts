@@ -8,7 +8,8 @@ import { WriterLockLostError } from './writer-lock.js';
 import type { Database } from '../db/client.js';
 import type { Hex } from '../db/rows.js';
 import { negativeBalances } from '../db/queries/write-balances.js';
-import { consensusHashes, firstIndexedBlock, indexedBlock, setHeadBlock } from '../db/queries/progress.js';
+import { consensusHashes, indexedBlock, setHeadBlock } from '../db/queries/progress.js';
+import { warnIfStartBlockChanged } from './start-block.js';
 import { transformBatch, findLinkBreak, type DigestedBlock, type IndexBatch, type TransformOptions } from './transform.js';
 import { BlockPrefetcher } from './block-prefetcher.js';
 import { HeadPoller } from './head-poller.js';
@@ -125,21 +126,6 @@ export class ChainIndexer {
     return { chain_id: String(this.chain.chainId) };
   }
 
-  /**
-   * A start block changed after the chain was first indexed is not applied: the balances kept
-   * are the sums of the blocks indexed, which a new start would neither add to nor take from
-   * (L2 review: --start-block 0 after 60 was ignored without a word, the older holders still
-   * missing). Said at every start until the operator indexes the chain afresh.
-   */
-  private async warnIfStartBlockChanged(): Promise<void> {
-    const first = await firstIndexedBlock(this.db, this.chain.chainId);
-    if (first === null || first === this.chain.startBlock) return;
-    this.logger.warn(
-      { ...this.label, indexedFrom: first.toString(), startBlock: this.chain.startBlock.toString() },
-      `this chain was indexed from block ${first}; startBlock ${this.chain.startBlock} applies to a chain indexed afresh only: \`explorer chains remove ${this.chain.chainId} --yes\`, then start again, to index it from there`,
-    );
-  }
-
   async run(signal: AbortSignal): Promise<void> {
     // at 0 from the start, so an alert on its rate has a series before the first failure
     this.options.metrics?.stepFailures.inc(this.metricLabel, 0);
@@ -156,7 +142,7 @@ export class ChainIndexer {
     let parent: Hex | null = tip?.hash ?? null;
     await this.partsAhead.load();
     this.logger.info({ ...this.label, from: next.toString(), backfill: backfilling }, tip ? 'resuming' : 'starting');
-    if (tip) await this.warnIfStartBlockChanged();
+    if (tip) await warnIfStartBlockChanged(this.db, this.chain, this.logger);
     // the node's capabilities are asked beside the first head, not after it: one round trip
     // fewer before the first blocks go out (a probe that fails is asked again by the first fetch)
     this.fetcher.probe(next).catch(() => undefined);
