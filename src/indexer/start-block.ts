@@ -1,0 +1,19 @@
+import type { ChainConfig } from '../config/config.js';
+import type { Queryable } from '../db/client.js';
+import { firstIndexedBlock } from '../db/queries/progress.js';
+import type { Logger } from './reorg.js';
+
+/**
+ * A start block changed after the chain was first indexed is not applied: the balances kept
+ * are the sums of the blocks indexed, which a new start would neither add to nor take from
+ * (L2 review: --start-block 0 after 60 was ignored without a word, the older holders still
+ * missing). Said at every start until the operator indexes the chain afresh.
+ */
+export async function warnIfStartBlockChanged(db: Queryable, chain: ChainConfig, logger: Logger): Promise<void> {
+  const first = await firstIndexedBlock(db, chain.chainId);
+  if (first === null || first === chain.startBlock) return;
+  logger.warn(
+    { chainId: chain.chainId, indexedFrom: first.toString(), startBlock: chain.startBlock.toString() },
+    `this chain was indexed from block ${first}; startBlock ${chain.startBlock} applies to a chain indexed afresh only: \`explorer chains remove ${chain.chainId} --yes\`, then start again, to index it from there`,
+  );
+}
