@@ -240,8 +240,10 @@ export class ChainIndexer {
         if (tip !== undefined) {
           next = tip ? tip.number + 1n : this.chain.startBlock;
           parent = tip?.hash ?? null;
-          await this.partsAhead.load().catch(() => undefined);
         }
+        // a step that failed between the parts' commits and the batch's leaves parts ahead; if
+        // they cannot be read now, the write refuses any batch they overlap (PartsAheadError)
+        await this.partsAhead.load().catch(() => undefined);
       }
     }
   }

@@ -104,10 +104,10 @@ export async function rollBackTo(
   const touchedAddresses = [...new Set([...touchedTokens, ...keys.map((k) => k.holder)])];
   const createdAbove = await tokensWithoutCodeAt(rpc, touchedTokens, ancestor);
   if (!exact) {
-    logger.error(
-      { chainId, ancestor: ancestor.toString(), depth, balances: keys.length },
-      'REORG DEEPER THAN THE RECORDED WINDOW: resetting touched balances to balanceOf at the common ancestor',
-    );
+    const fields = { chainId, ancestor: ancestor.toString(), depth, balances: keys.length };
+    // token parts ahead are a crash's leftover, not a reorg beyond what the window was sized for
+    if (recorded) logger.error(fields, 'REORG DEEPER THAN THE RECORDED WINDOW: resetting touched balances to balanceOf at the common ancestor');
+    else logger.warn(fields, 'token parts ahead of the indexed block: resetting the balances they touched to balanceOf at the common ancestor');
     truth = await balancesAt(rpc, chainId, keys, ancestor);
   }
   // Undoing recorded deltas can drive a balance negative that balanceOf had set (a rebasing

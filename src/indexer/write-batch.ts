@@ -8,7 +8,7 @@ import { changesFrom, recordBatchProgress, setChangesFrom, type BatchProgress } 
 import { setSweepPosition, type SweepPosition } from '../db/queries/rebasing-sweep.js';
 import { writeTokenRows } from './token-rows.js';
 import type { IndexBatch } from './transform.js';
-import { writeTokenParts } from './write-parts.js';
+import { refuseIfPartsAhead, writeTokenParts } from './write-parts.js';
 import { refreshPrimaryNames, writeEnsEvents } from '../db/queries/ens.js';
 
 export interface BatchExtras {
@@ -58,6 +58,7 @@ export async function writeBatch(db: Database, chainId: number, batch: IndexBatc
     return;
   }
   await db.transaction(async (tx) => {
+    await refuseIfPartsAhead(tx, chainId, batch);
     await writeTokenRows(tx, chainId, batch.to, { ...batch, reconciled });
     await writeChainRows(tx, chainId, batch, extras);
   });

@@ -1,6 +1,6 @@
-import type { Database } from '../db/client.js';
+import type { Database, Queryable } from '../db/client.js';
 import type { BalanceRow, Hex } from '../db/rows.js';
-import { lockPartMark, setPartMark } from '../db/queries/token-parts.js';
+import { lockPartMark, partMarksFrom, setPartMark } from '../db/queries/token-parts.js';
 import { UnreconciledBalancesError } from './reconcile.js';
 import { writeTokenRows, type TokenWrites } from './token-rows.js';
 import type { IndexBatch } from './transform.js';
@@ -50,6 +50,24 @@ export function splitByToken(batch: IndexBatch, reconciled: readonly BalanceRow[
   return groups;
 }
 
+/**
+ * A batch overlapping the one a token part committed ahead of the indexed block, other than that
+ * batch exactly: written, it would count the overlap twice. Nothing is written; the indexer reads
+ * the parts' marks again and writes their batch first (./parts-ahead.ts).
+ */
+export class PartsAheadError extends Error {
+  override readonly name = 'PartsAheadError';
+  constructor(chainId: number, part: number, at: bigint, from: bigint, to: bigint) {
+    super(`token part ${part} of chain ${chainId} committed up to block ${at}, inside the batch ${from}..${to} and not that batch: reading the parts ahead again`);
+  }
+}
+
+/** In a batch's transaction written whole: refuses it if a token part committed any of its blocks (PartsAheadError). */
+export async function refuseIfPartsAhead(tx: Queryable, chainId: number, batch: IndexBatch): Promise<void> {
+  const [ahead] = await partMarksFrom(tx, chainId, batch.from);
+  if (ahead) throw new PartsAheadError(chainId, ahead.part, ahead.block, batch.from, batch.to);
+}
+
 const isEmpty = (w: TokenWrites) => w.tokens.size === 0 && w.deltas.length === 0 && (w.history?.length ?? 0) === 0 && w.reconciled.length === 0;
 
 /**
@@ -61,6 +79,11 @@ const isEmpty = (w: TokenWrites) => w.tokens.size === 0 && w.deltas.length === 0
  */
 export async function writeTokenParts(db: Database, chainId: number, batch: IndexBatch, reconciled: readonly BalanceRow[]): Promise<void> {
   const mark = { block: batch.to, hash: batch.blocks[batch.blocks.length - 1]!.hash };
+  // every part's mark before any part writes: a part refusing the batch alone would let the
+  // others commit it, and their marks could then never agree on one batch again
+  for (const ahead of await partMarksFrom(db, chainId, batch.from)) {
+    if (ahead.block !== mark.block || ahead.hash !== mark.hash) throw new PartsAheadError(chainId, ahead.part, ahead.block, batch.from, batch.to);
+  }
   const writes = splitByToken(batch, reconciled, TOKEN_PARTS);
   const results = await Promise.allSettled(
     writes.map((w, part) =>
@@ -68,10 +91,11 @@ export async function writeTokenParts(db: Database, chainId: number, batch: Inde
         ? undefined
         : db.transaction(async (tx) => {
             const last = await lockPartMark(tx, chainId, part);
-            if (last !== null && last.block >= batch.to) {
+            if (last !== null && last.block >= batch.from) {
               if (last.block === batch.to && last.hash === mark.hash) return;
-              // a rollback drops the marks above where it goes back to: nothing else leaves one here
-              throw new Error(`token part ${part} of chain ${chainId} is at block ${last.block} (${last.hash}), not below the batch ${batch.from}..${batch.to} (${mark.hash})`);
+              // a batch other than the one the part committed: the caller's idea of the parts
+              // ahead was stale (a failed step that could not read them); it reads them again
+              throw new PartsAheadError(chainId, part, last.block, batch.from, batch.to);
             }
             await writeTokenRows(tx, chainId, batch.to, w);
             await setPartMark(tx, chainId, part, mark);

@@ -291,4 +291,6 @@ const noDifferences: Partial<TruthReport> = {
   wrongBlocks: [],
   strayBlocks: 0,
   negativeBalances: 0,
+  // a stop by SIGTERM ends between batches: nothing is left ahead, every balance is compared
+  partsAheadAt: null,
 };

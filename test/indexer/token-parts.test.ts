@@ -64,6 +64,14 @@ async function until(check: () => boolean, what: string, timeoutMs = 60_000): Pr
   }
 }
 
+async function untilAsync(check: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 const engines = (await availableEngines()).filter((e) => e === 'postgres');
 
 describe.runIf(engines.length > 0)('token parts ahead of the indexed block, on postgres', () => {
@@ -156,6 +164,37 @@ describe.runIf(engines.length > 0)('token parts ahead of the indexed block, on p
     }
   }, 180_000);
 
+  it('refuses a wider batch over the parts ahead when it could not read them, and then writes their batch', async () => {
+    const { head, aim } = await moreActivity('parts:stale');
+    const database = await freshDatabase('postgres');
+    try {
+      await crashAt(database.db, aim);
+      // the new start cannot see the parts ahead once (their read answers nothing, as after a
+      // read that failed), and takes batches of three blocks: the first overlaps theirs
+      let hidden = false;
+      const blind: Database = {
+        ...database.db,
+        query: (text, params, options) => {
+          if (!hidden && text.includes('FROM token_parts p JOIN chains c')) {
+            hidden = true;
+            return Promise.resolve([]);
+          }
+          return database.db.query(text, params, options);
+        },
+      };
+      const run = await startIndexer(blind, node.url, { chain: { reorgWindow: WINDOW }, indexer: { minBatchBlocks: 3, maxBatchBlocks: 3 } });
+      await run.caughtUp().finally(() => run.stop());
+      expect(hidden).toBe(true);
+      const refused = run.logger.find('indexing step failed');
+      expect(refused, run.logger.tail(30)).toHaveLength(1);
+      expect(String(refused[0]!.obj.err ?? JSON.stringify(refused[0]!.obj))).toContain('inside the batch');
+      expect(committed(run)[0]).toBe(aim);
+      await expectEqualToNode(database.db, [aim - 1n, aim, aim + 1n, head]);
+    } finally {
+      await database.drop();
+    }
+  }, 180_000);
+
   it.each([
     { change: 'replaced the batch the parts wrote', belowTip: 0n, path: 'set back' },
     { change: 'replaced the indexed tip below it too', belowTip: 1n, path: 'reorg rolled back' },
@@ -173,7 +212,7 @@ describe.runIf(engines.length > 0)('token parts ahead of the indexed block, on p
       const nodeHead = await node.public.getBlockNumber();
       const run = await resume(database.db);
       // dropped to the tip, the node's head is caught up with at the start: the parts are set back after it
-      await until(() => run.logger.find(path).length > 0, path).finally(() => run.stop());
+      await untilAsync(async () => (await partsAhead(database.db, CHAIN)) === null, 'the parts set back').finally(() => run.stop());
       const taken = run.logger.find(path);
       expect(taken, run.logger.tail(30)).toHaveLength(1);
       if (path === 'reorg rolled back') expect(taken[0]!.obj.exact).toBe(false);

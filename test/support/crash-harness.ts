@@ -169,6 +169,15 @@ export interface TruthReport {
   /** consensus blocks above the node's head, or blocks marked non-consensus */
   strayBlocks: number;
   negativeBalances: number;
+  /**
+   * The batch token parts committed above the indexed block (PostgreSQL's backfill: a kill
+   * between the parts' commits and the batch's, src/indexer/write-parts.ts), or null. Their
+   * tokens' rows are then a batch ahead of the indexed block until the next start writes that
+   * batch for the others, so the balances are not compared for such a kill (the blocks are);
+   * test/indexer/token-parts.test.ts holds that state against the node, and the next check holds
+   * the next start's resume.
+   */
+  partsAheadAt: bigint | null;
 }
 
 export function mismatchCount(r: TruthReport): number {
@@ -182,7 +191,7 @@ export function mismatchCount(r: TruthReport): number {
 export function describeReport(r: TruthReport): string {
   const few = (xs: readonly unknown[]) => (xs.length === 0 ? '0' : `${xs.length} (${xs.slice(0, 3).map(String).join('; ')}${xs.length > 3 ? '; …' : ''})`);
   return [
-    `indexed=${r.indexedBlock}`,
+    `indexed=${r.indexedBlock}${r.partsAheadAt === null ? '' : ` (token parts ahead at ${r.partsAheadAt}: balances not compared)`}`,
     `balances checked=${r.balancesChecked} (ERC-721 ${r.erc721Checked}, ERC-1155 ${r.erc1155Checked})`,
     `balance mismatches=${few(r.balanceMismatches)}`,
     `holder-count mismatches=${few(r.holderCountMismatches)}`,
@@ -250,8 +259,14 @@ export async function compareWithNode(
     wrongBlocks: [],
     strayBlocks: 0,
     negativeBalances: allRows.filter((r) => BigInt(r.value) < 0n).length,
+    partsAheadAt: null,
   };
-  if (at >= 0n) {
+  const [ahead] = await db.query<{ block: string | null }>('SELECT max(block_number)::text AS block FROM token_parts WHERE chain_id = $1 AND block_number > $2', [
+    chainId,
+    at.toString(),
+  ]);
+  report.partsAheadAt = ahead?.block == null ? null : BigInt(ahead.block);
+  if (at >= 0n && report.partsAheadAt === null) {
     const [latest] = await rpcBatch<Hex>(url, [{ method: 'eth_blockNumber', params: [] }]);
     const truth = at === BigInt(latest!) ? await balancesByCall(url, list, at) : await balancesByLogs(url, tokens, list, at);
     const holdersByToken = new Map<string, number>();

@@ -51,6 +51,16 @@ export async function partsAhead(db: Queryable, chainId: number): Promise<PartMa
   return row ? { block: BigInt(row.block), hash: fromHexText(row.hash) } : null;
 }
 
+/** The parts whose last committed batch ends at `from` or above, with that batch's last block and its hash. */
+export async function partMarksFrom(db: Queryable, chainId: number, from: bigint): Promise<Array<PartMark & { part: number }>> {
+  const rows = await db.query<{ part: number; block: string; hash: string }>(
+    `SELECT part, block_number::text AS block, encode(block_hash, 'hex') AS hash
+     FROM token_parts WHERE chain_id = $1 AND block_number >= $2 ORDER BY part`,
+    [chainId, from.toString()],
+  );
+  return rows.map((r) => ({ part: Number(r.part), block: BigInt(r.block), hash: fromHexText(r.hash) }));
+}
+
 /** In a rollback's transaction: marks above the block rolled back to name batches that are gone. */
 export async function dropPartMarksAbove(tx: Queryable, chainId: number, block: bigint): Promise<void> {
   await tx.query('DELETE FROM token_parts WHERE chain_id = $1 AND block_number > $2', [chainId, block.toString()]);
