@@ -56,19 +56,21 @@ function failingAfterParts(db: Database, at: bigint, mode: 'crash' | 'fault') {
   return { db: wrapped, state };
 }
 
-async function until(check: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
+async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }
 
-async function untilAsync(check: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
+/** `fn` on a throwaway PostgreSQL database of its own, dropped after it. */
+async function onFreshDatabase(fn: (database: Awaited<ReturnType<typeof freshDatabase>>) => Promise<void>): Promise<void> {
+  const database = await freshDatabase('postgres');
+  try {
+    await fn(database);
+  } finally {
+    await database.drop();
   }
 }
 
@@ -131,8 +133,7 @@ describe.runIf(engines.length > 0)('token parts ahead of the indexed block, on p
 
   it('resumes by writing the batch again for the parts behind, when the node still has it', async () => {
     const { head, aim } = await moreActivity('parts:same');
-    const database = await freshDatabase('postgres');
-    try {
+    await onFreshDatabase(async (database) => {
       await crashAt(database.db, aim);
       const run = await resume(database.db);
       await run.stop();
@@ -142,15 +143,12 @@ describe.runIf(engines.length > 0)('token parts ahead of the indexed block, on p
       expect(run.logger.find('reorg rolled back')).toEqual([]);
       expect(await partsAhead(database.db, CHAIN)).toBeNull();
       await expectEqualToNode(database.db, [aim - 1n, aim, aim + 1n, head]);
-    } finally {
-      await database.drop();
-    }
+    });
   }, 180_000);
 
   it('retries in place when the database refuses the batch after its parts, with no part written twice', async () => {
     const { head, aim } = await moreActivity('parts:fault');
-    const database = await freshDatabase('postgres');
-    try {
+    await onFreshDatabase(async (database) => {
       const failing = failingAfterParts(database.db, aim, 'fault');
       const run = await startIndexer(failing.db, node.url, { chain: { reorgWindow: WINDOW }, indexer: ONE_BLOCK });
       await run.caughtUp();
@@ -159,15 +157,12 @@ describe.runIf(engines.length > 0)('token parts ahead of the indexed block, on p
       expect(run.logger.find('indexing step failed')).toHaveLength(1);
       expect(committed(run).filter((b) => b === aim)).toEqual([aim]);
       await expectEqualToNode(database.db, [aim - 1n, aim, head]);
-    } finally {
-      await database.drop();
-    }
+    });
   }, 180_000);
 
   it('refuses a wider batch over the parts ahead when it could not read them, and then writes their batch', async () => {
     const { head, aim } = await moreActivity('parts:stale');
-    const database = await freshDatabase('postgres');
-    try {
+    await onFreshDatabase(async (database) => {
       await crashAt(database.db, aim);
       // the new start cannot see the parts ahead once (their read answers nothing, as after a
       // read that failed), and takes batches of three blocks: the first overlaps theirs
@@ -190,9 +185,7 @@ describe.runIf(engines.length > 0)('token parts ahead of the indexed block, on p
       expect(String(refused[0]!.obj.err ?? JSON.stringify(refused[0]!.obj))).toContain('inside the batch');
       expect(committed(run)[0]).toBe(aim);
       await expectEqualToNode(database.db, [aim - 1n, aim, aim + 1n, head]);
-    } finally {
-      await database.drop();
-    }
+    });
   }, 180_000);
 
   it.each([
@@ -201,8 +194,7 @@ describe.runIf(engines.length > 0)('token parts ahead of the indexed block, on p
     { change: 'dropped the batch, its head now the indexed tip', belowTip: 0n, path: 'set back', dropped: true },
   ])('ends equal to the node when it has $change', async ({ belowTip, path, dropped }) => {
     const { aim } = await moreActivity(`parts:reorg:${belowTip}:${dropped ?? false}`);
-    const database = await freshDatabase('postgres');
-    try {
+    await onFreshDatabase(async (database) => {
       const { tip } = await crashAt(database.db, aim);
       // the node replaces (or drops) every block from the crash's batch (and, in the second
       // case, the tip below it) to its head: what the parts wrote never happened
@@ -212,14 +204,12 @@ describe.runIf(engines.length > 0)('token parts ahead of the indexed block, on p
       const nodeHead = await node.public.getBlockNumber();
       const run = await resume(database.db);
       // dropped to the tip, the node's head is caught up with at the start: the parts are set back after it
-      await untilAsync(async () => (await partsAhead(database.db, CHAIN)) === null, 'the parts set back').finally(() => run.stop());
+      await until(async () => (await partsAhead(database.db, CHAIN)) === null, 'the parts set back').finally(() => run.stop());
       const taken = run.logger.find(path);
       expect(taken, run.logger.tail(30)).toHaveLength(1);
       if (path === 'reorg rolled back') expect(taken[0]!.obj.exact).toBe(false);
       expect(await partsAhead(database.db, CHAIN)).toBeNull();
       await expectEqualToNode(database.db, [...new Set([tip - 1n, tip, aim, nodeHead])].filter((b) => b <= nodeHead));
-    } finally {
-      await database.drop();
-    }
+    });
   }, 180_000);
 });
