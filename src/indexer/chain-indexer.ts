@@ -210,7 +210,7 @@ export class ChainIndexer {
         // in parts while backfilling, except the chain's first batch (a crash inside it would
         // leave parts ahead of no indexed block to set them back to)
         await this.write(batch, addresses, this.partsAhead.pending || (this.backfill.writing && this.backfillInParts() && parent !== null));
-        this.partsAhead.written();
+        this.partsAhead.clear();
         this.recentAddresses.remember(addresses);
         await this.afterBatch(batch, head, Date.now() - started);
         await this.backfill.afterBatch(batch.to, head);
@@ -330,7 +330,7 @@ export class ChainIndexer {
     if (ancestor === next - 1n) return null;
     await this.backfill.finish();
     await rollBackTo(this.db, this.rpc, this.chain.chainId, ancestor, next - 1n, this.logger, ensRegistryFor(this.chain.chainId, this.chain.ens), !this.partsAhead.pending);
-    this.partsAhead.rolledBack();
+    this.partsAhead.clear();
     this.options.metrics?.reorgs.inc(this.metricLabel);
     const parent = (await consensusHashes(this.db, this.chain.chainId, ancestor, ancestor)).get(ancestor) ?? null;
     return { next: ancestor + 1n, parent };

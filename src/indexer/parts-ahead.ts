@@ -36,13 +36,8 @@ export class PartsAhead {
     return this.mark?.block;
   }
 
-  /** The batch they were ahead in is written: none is now. */
-  written(): void {
-    this.mark = null;
-  }
-
-  /** A rollback's transaction drops the marks above where it goes back to (reorg.ts). */
-  rolledBack(): void {
+  /** None is ahead now: the batch they were ahead in is written, or a rollback's transaction dropped the marks above where it went back to (reorg.ts). */
+  clear(): void {
     this.mark = null;
   }
 

@@ -34,31 +34,34 @@ export async function setPartMark(tx: Queryable, chainId: number, part: number, 
   ]);
 }
 
+type MarkRow = { part: number; block: string; hash: string };
+
+const toMark = (r: MarkRow) => ({ part: Number(r.part), block: BigInt(r.block), hash: fromHexText(r.hash) });
+
 /**
  * The batch some parts committed above the chain's indexed block (a crash between the parts'
  * commits and the batch's own): one batch at most, since the next batch's parts start only
  * after that commit. Null when no part is ahead.
  */
 export async function partsAhead(db: Queryable, chainId: number): Promise<PartMark | null> {
-  const rows = await db.query<{ block: string; hash: string }>(
-    `SELECT p.block_number::text AS block, encode(p.block_hash, 'hex') AS hash
+  const rows = await db.query<MarkRow>(
+    `SELECT p.part, p.block_number::text AS block, encode(p.block_hash, 'hex') AS hash
      FROM token_parts p JOIN chains c ON c.chain_id = p.chain_id
      WHERE p.chain_id = $1 AND p.block_number > coalesce(c.indexed_block, -1)
      ORDER BY p.block_number DESC LIMIT 1`,
     [chainId],
   );
-  const row = rows[0];
-  return row ? { block: BigInt(row.block), hash: fromHexText(row.hash) } : null;
+  return rows[0] ? toMark(rows[0]) : null;
 }
 
 /** The parts whose last committed batch ends at `from` or above, with that batch's last block and its hash. */
 export async function partMarksFrom(db: Queryable, chainId: number, from: bigint): Promise<Array<PartMark & { part: number }>> {
-  const rows = await db.query<{ part: number; block: string; hash: string }>(
+  const rows = await db.query<MarkRow>(
     `SELECT part, block_number::text AS block, encode(block_hash, 'hex') AS hash
      FROM token_parts WHERE chain_id = $1 AND block_number >= $2 ORDER BY part`,
     [chainId, from.toString()],
   );
-  return rows.map((r) => ({ part: Number(r.part), block: BigInt(r.block), hash: fromHexText(r.hash) }));
+  return rows.map(toMark);
 }
 
 /** In a rollback's transaction: marks above the block rolled back to name batches that are gone. */
