@@ -1,6 +1,6 @@
 import type { Database, Queryable } from '../db/client.js';
 import type { BalanceRow, Hex } from '../db/rows.js';
-import { lockPartMark, partMarksFrom, setPartMark } from '../db/queries/token-parts.js';
+import { lockPartMarks, partMarksFrom, setPartMark } from '../db/queries/token-parts.js';
 import { UnreconciledBalancesError } from './reconcile.js';
 import { writeTokenRows, type TokenWrites } from './token-rows.js';
 import type { IndexBatch } from './transform.js';
@@ -79,24 +79,23 @@ const isEmpty = (w: TokenWrites) => w.tokens.size === 0 && w.deltas.length === 0
  */
 export async function writeTokenParts(db: Database, chainId: number, batch: IndexBatch, reconciled: readonly BalanceRow[]): Promise<void> {
   const mark = { block: batch.to, hash: batch.blocks[batch.blocks.length - 1]!.hash };
-  // every part's mark before any part writes: a part refusing the batch alone would let the
-  // others commit it, and their marks could then never agree on one batch again
-  for (const ahead of await partMarksFrom(db, chainId, batch.from)) {
-    if (ahead.block !== mark.block || ahead.hash !== mark.hash) throw new PartsAheadError(chainId, ahead.part, ahead.block, batch.from, batch.to);
-  }
   const writes = splitByToken(batch, reconciled, TOKEN_PARTS);
+  // a part with nothing to write has no transaction, unless none has: some part must check the marks
+  const skipped = (w: TokenWrites, part: number) => isEmpty(w) && !(part === 0 && writes.every(isEmpty));
   const results = await Promise.allSettled(
     writes.map((w, part) =>
-      isEmpty(w)
+      skipped(w, part)
         ? undefined
         : db.transaction(async (tx) => {
-            const last = await lockPartMark(tx, chainId, part);
-            if (last !== null && last.block >= batch.from) {
-              if (last.block === batch.to && last.hash === mark.hash) return;
-              // a batch other than the one the part committed: the caller's idea of the parts
-              // ahead was stale (a failed step that could not read them); it reads them again
-              throw new PartsAheadError(chainId, part, last.block, batch.from, batch.to);
-            }
+            // Every part's mark, not only this one's, before this part writes: a part refusing
+            // the batch alone would let the others commit it, and their marks could then never
+            // agree on one batch again. A mark at the batch or above names either this batch (a
+            // part that committed it before a crash) or another one: the caller's idea of the
+            // parts ahead was stale (a failed step that could not read them), and it reads them again.
+            const marks = await lockPartMarks(tx, chainId, part, batch.from);
+            const other = marks.find((m) => m.block !== mark.block || m.hash !== mark.hash);
+            if (other) throw new PartsAheadError(chainId, other.part, other.block, batch.from, batch.to);
+            if (marks.some((m) => m.part === part) || isEmpty(w)) return;
             await writeTokenRows(tx, chainId, batch.to, w);
             await setPartMark(tx, chainId, part, mark);
           }),

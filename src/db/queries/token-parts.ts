@@ -8,21 +8,31 @@ export interface PartMark {
   hash: Hex;
 }
 
+type MarkRow = { part: number; block: string; hash: string };
+
+const toMark = (r: MarkRow) => ({ part: Number(r.part), block: BigInt(r.block), hash: fromHexText(r.hash) });
+
 /**
- * Inside a part's transaction, before it writes: the block its last committed batch ended at,
- * with the part's row locked until this transaction ends, so a part written twice at once (a
- * retry while the first attempt is still in flight) waits and then sees the first one's mark.
+ * Inside a part's transaction, before it writes: the marks of every part whose last committed
+ * batch ends at `from` or above, this part's among them, with this part's row locked until the
+ * transaction ends, so a part written twice at once (a retry while the first attempt is still in
+ * flight) waits and then sees the first one's mark. The other parts' rows are read, not locked:
+ * only their own part's commit changes them.
  */
-export async function lockPartMark(tx: Queryable, chainId: number, part: number): Promise<PartMark | null> {
+export async function lockPartMarks(tx: Queryable, chainId: number, part: number, from: bigint): Promise<Array<PartMark & { part: number }>> {
   // one round trip: the no-op update of a row already there locks it and returns it as it is
-  const rows = await tx.query<{ block: string; hash: string }>(
-    `INSERT INTO token_parts AS p (chain_id, part, block_number, block_hash) VALUES ($1, $2, -1, '\\x')
-     ON CONFLICT (chain_id, part) DO UPDATE SET block_number = p.block_number
-     RETURNING p.block_number::text AS block, encode(p.block_hash, 'hex') AS hash`,
-    [chainId, part],
+  const rows = await tx.query<MarkRow>(
+    `WITH own AS (
+       INSERT INTO token_parts AS p (chain_id, part, block_number, block_hash) VALUES ($1, $2, -1, '\\x')
+       ON CONFLICT (chain_id, part) DO UPDATE SET block_number = p.block_number
+       RETURNING p.part, p.block_number, p.block_hash
+     )
+     SELECT part, block_number::text AS block, encode(block_hash, 'hex') AS hash FROM own WHERE block_number >= $3
+     UNION ALL
+     SELECT part, block_number::text, encode(block_hash, 'hex') FROM token_parts WHERE chain_id = $1 AND part <> $2 AND block_number >= $3`,
+    [chainId, part, from.toString()],
   );
-  const block = BigInt(rows[0]!.block);
-  return block < 0n ? null : { block, hash: fromHexText(rows[0]!.hash) };
+  return rows.map(toMark);
 }
 
 export async function setPartMark(tx: Queryable, chainId: number, part: number, mark: PartMark): Promise<void> {
@@ -33,10 +43,6 @@ export async function setPartMark(tx: Queryable, chainId: number, part: number, 
     mark.hash.slice(2),
   ]);
 }
-
-type MarkRow = { part: number; block: string; hash: string };
-
-const toMark = (r: MarkRow) => ({ part: Number(r.part), block: BigInt(r.block), hash: fromHexText(r.hash) });
 
 /**
  * The batch some parts committed above the chain's indexed block (a crash between the parts'
