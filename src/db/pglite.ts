@@ -5,6 +5,7 @@ import type { Database, Queryable } from './client.js';
 import { classifyFailures } from './unavailable.js';
 import { withArrayLiterals } from './array-literal.js';
 import { lockDataDir } from './data-dir-lock.js';
+import { createDataDir } from './pglite-template.js';
 
 /**
  * PostgreSQL settings of the embedded engine, whose memory is the indexer's process's own and
@@ -30,12 +31,7 @@ export async function openPglite(dataDir: string | undefined, template?: Blob): 
   }
   let pg: PGlite;
   try {
-    if (dir && !existsSync(join(dir, 'PG_VERSION'))) {
-      // A new data directory is made by initdb, a WASM instance of its own with the file-system
-      // bundle: ~830 MB RSS against ~330 MB for opening an existing one (BENCHMARKS.md). Closed,
-      // all of it is freed; kept, the indexer would carry it for the life of the process.
-      await (await PGlite.create({ dataDir: dir, relaxedDurability: true })).close();
-    }
+    if (dir && !existsSync(join(dir, 'PG_VERSION'))) await createDataDir(dir);
     const startParams = [...PGlite.defaultStartParams, ...SETTINGS];
     pg = await PGlite.create(dir ? { dataDir: dir, relaxedDurability: true, startParams } : template ? { loadDataDir: template, startParams } : { startParams });
   } catch (error) {

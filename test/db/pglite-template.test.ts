@@ -1,0 +1,99 @@
+/**
+ * A new embedded data directory is made from the template the build leaves beside the code
+ * (src/db/pglite-template.ts), not by initdb: the same database, without initdb's seconds and
+ * memory; and a template load cut short leaves nothing a later start would take for a database.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildTemplate, createDataDir } from '../../src/db/pglite-template.js';
+import { openDatabase } from '../../src/db/client.js';
+import { migrate } from '../../src/db/migrate.js';
+
+const root = mkdtempSync(join(tmpdir(), 'pglite-template-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** What a data directory holds, as the database sees it. */
+async function describeDataDir(dir: string) {
+  const pg = await PGlite.create({ dataDir: dir });
+  try {
+    const { rows } = await pg.query<{ v: string; dbs: string[]; encoding: string; collate: string }>(
+      `SELECT current_setting('server_version') AS v, (SELECT array_agg(datname ORDER BY datname) FROM pg_database) AS dbs,
+              pg_encoding_to_char(encoding) AS encoding, datcollate AS collate FROM pg_database WHERE datname = current_database()`,
+    );
+    return rows[0];
+  } finally {
+    await pg.close();
+  }
+}
+
+describe('new PGlite data directories', () => {
+  const template = join(root, 'template.tar.gz');
+
+  it('are made from the template as initdb would make them', async () => {
+    expect(await buildTemplate(template)).toEqual({ path: template, built: true });
+    expect(await buildTemplate(template)).toEqual({ path: template, built: false });
+    const fromTemplate = join(root, 'a', 'pgdata');
+    const byInitdb = join(root, 'b', 'pgdata');
+    mkdirSync(fromTemplate, { recursive: true });
+    mkdirSync(byInitdb, { recursive: true });
+    expect(await createDataDir(fromTemplate, template)).toBe('template');
+    expect(await createDataDir(byInitdb, join(root, 'no-such-template.tar.gz'))).toBe('initdb');
+    const made = await describeDataDir(fromTemplate);
+    expect(made).toEqual(await describeDataDir(byInitdb));
+    expect(made?.dbs).toContain('postgres');
+    expect(existsSync(`${fromTemplate}.new`)).toBe(false);
+  }, 120_000);
+
+  it('replace a load that was cut short, and then migrate and open as any other', async () => {
+    const dataDir = join(root, 'c');
+    const dir = join(dataDir, 'pgdata');
+    // what a kill during the template's load leaves: a partial staging directory and an empty one
+    mkdirSync(join(`${dir}.new`, 'base'), { recursive: true });
+    writeFileSync(join(`${dir}.new`, 'PG_VERSION'), '17\n');
+    mkdirSync(dir, { recursive: true });
+    expect(await createDataDir(dir, template)).toBe('template');
+    expect(existsSync(`${dir}.new`)).toBe(false);
+    expect(readdirSync(dir)).toContain('PG_VERSION');
+    const db = await openDatabase({ dataDir });
+    try {
+      await migrate(db);
+      const [row] = await db.query<{ n: string }>('SELECT count(*)::text AS n FROM chains');
+      expect(row?.n).toBe('0');
+    } finally {
+      await db.close();
+    }
+  }, 120_000);
+
+  it('survive a kill at any moment of the first start, the built command unpacking the template', async () => {
+    const dataDir = join(root, 'd');
+    const cli = join(process.cwd(), 'dist', 'cli', 'main.js');
+    // the first start unpacks ~1.5–3 s after the process starts (measured), then migrates: kills spread over both
+    for (const killAfterMs of [300, 1_000, 1_700, 2_100, 2_500, 3_200]) {
+      const child = spawn(process.execPath, [cli, 'migrate', '--data-dir', dataDir], { stdio: 'ignore' });
+      await sleep(killAfterMs);
+      child.kill('SIGKILL');
+      await new Promise((done) => child.once('exit', done));
+    }
+    const last = spawnSync(process.execPath, [cli, 'migrate', '--data-dir', dataDir], { encoding: 'utf8', timeout: 60_000 });
+    expect(last.status, last.stderr).toBe(0);
+    const db = await openDatabase({ dataDir });
+    try {
+      const [row] = await db.query<{ n: string }>('SELECT count(*)::text AS n FROM chains');
+      expect(row?.n).toBe('0');
+    } finally {
+      await db.close();
+    }
+  }, 120_000);
+
+  it('have a template in the build, for the installed PGlite', async () => {
+    // the build step (scripts/pglite-template.mjs) writes it beside dist/; without it every
+    // first start would run initdb again
+    const built = (await import('../../dist/db/pglite-template.js')) as typeof import('../../src/db/pglite-template.js');
+    expect(existsSync(built.templatePath())).toBe(true);
+  });
+});
