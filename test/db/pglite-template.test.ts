@@ -31,6 +31,18 @@ async function describeDataDir(dir: string) {
   }
 }
 
+/** The data directory opens, migrated (by `migrate` first, if asked), and holds no chain. */
+async function expectMigratedAndEmpty(dataDir: string, migrateFirst: boolean) {
+  const db = await openDatabase({ dataDir });
+  try {
+    if (migrateFirst) await migrate(db);
+    const [row] = await db.query<{ n: string }>('SELECT count(*)::text AS n FROM chains');
+    expect(row?.n).toBe('0');
+  } finally {
+    await db.close();
+  }
+}
+
 describe('new PGlite data directories', () => {
   const template = join(root, 'template.tar.gz');
 
@@ -59,14 +71,7 @@ describe('new PGlite data directories', () => {
     expect(await createDataDir(dir, template)).toBe('template');
     expect(existsSync(`${dir}.new`)).toBe(false);
     expect(readdirSync(dir)).toContain('PG_VERSION');
-    const db = await openDatabase({ dataDir });
-    try {
-      await migrate(db);
-      const [row] = await db.query<{ n: string }>('SELECT count(*)::text AS n FROM chains');
-      expect(row?.n).toBe('0');
-    } finally {
-      await db.close();
-    }
+    await expectMigratedAndEmpty(dataDir, true);
   }, 120_000);
 
   it('survive a kill at any moment of the first start, the built command unpacking the template', async () => {
@@ -81,13 +86,7 @@ describe('new PGlite data directories', () => {
     }
     const last = spawnSync(process.execPath, [cli, 'migrate', '--data-dir', dataDir], { encoding: 'utf8', timeout: 60_000 });
     expect(last.status, last.stderr).toBe(0);
-    const db = await openDatabase({ dataDir });
-    try {
-      const [row] = await db.query<{ n: string }>('SELECT count(*)::text AS n FROM chains');
-      expect(row?.n).toBe('0');
-    } finally {
-      await db.close();
-    }
+    await expectMigratedAndEmpty(dataDir, false);
   }, 120_000);
 
   it('have a template in the build, for the installed PGlite', async () => {
