@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync, utimesSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { EXPLORER_MAIN, ROOT } from './explorer-command.js';
@@ -21,8 +21,13 @@ function newestSource(dir: string): number {
  * never runs yesterday's command.
  */
 export default function setup(): void {
-  const built = statSync(EXPLORER_MAIN, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+  // the build is incremental (tsconfig.build.json): it rewrites only what changed, and its build info
+  const mtime = (path: string) => statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+  const built = Math.max(mtime(EXPLORER_MAIN), mtime(join(ROOT, 'dist', '.tsbuildinfo')));
   if (newestSource(join(ROOT, 'src')) <= built) return;
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
+  // a source touched but not changed emits nothing: the build info marks this build as done anyway
+  const now = new Date();
+  utimesSync(join(ROOT, 'dist', '.tsbuildinfo'), now, now);
 }
