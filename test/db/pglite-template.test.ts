@@ -5,9 +5,9 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildTemplate, createDataDir } from '../../src/db/pglite-template.js';
@@ -72,6 +72,39 @@ describe('new PGlite data directories', () => {
     expect(existsSync(`${dir}.new`)).toBe(false);
     expect(readdirSync(dir)).toContain('PG_VERSION');
     await expectMigratedAndEmpty(dataDir, true);
+  }, 120_000);
+
+  it('are made by initdb, as before, where the template cannot be used: damaged, or a directory already holding files', async () => {
+    const damaged = join(root, 'damaged.tar.gz');
+    writeFileSync(damaged, readFileSync(template).subarray(0, 100_000));
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.message);
+    process.on('warning', onWarning);
+    try {
+      const dir = join(root, 'e', 'pgdata');
+      mkdirSync(dir, { recursive: true });
+      expect(await createDataDir(dir, damaged)).toBe('initdb');
+      expect(existsSync(`${dir}.new`)).toBe(false);
+      await new Promise((done) => setImmediate(done));
+      expect(warnings.join('\n')).toContain(damaged);
+      await expectMigratedAndEmpty(join(root, 'e'), true);
+    } finally {
+      process.off('warning', onWarning);
+    }
+    // an operator's files in the directory (it has no PG_VERSION yet) are kept, as initdb keeps them
+    const dir = join(root, 'f', 'pgdata');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'operator-notes.txt'), 'mine');
+    expect(await createDataDir(dir, template)).toBe('initdb');
+    expect(readFileSync(join(dir, 'operator-notes.txt'), 'utf8')).toBe('mine');
+  }, 120_000);
+
+  it('leave no partial template behind a build killed while writing it', async () => {
+    const path = join(root, 'g', 'template.tar.gz');
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(`${path}.12345.tmp`, 'partial');
+    expect(await buildTemplate(path)).toEqual({ path, built: true });
+    expect(readdirSync(dirname(path))).toEqual(['template.tar.gz']);
   }, 120_000);
 
   it('survive a kill at any moment of the first start, the built command unpacking the template', async () => {
