@@ -549,6 +549,10 @@ export async function crashTarget(engine: Engine): Promise<CrashTarget> {
         cpSync(join(dataDir, 'pgdata'), join(copy, 'pgdata'), { recursive: true });
         const db = await openDatabase({ dataDir: copy });
         try {
+          // a kill after the data directory was made but before the migrations committed (one
+          // transaction for all of them): nothing is written yet
+          const [schema] = await db.query<{ migrated: boolean }>("SELECT to_regclass('chains') IS NOT NULL AS migrated");
+          if (!schema?.migrated) return null;
           return await fn(db);
         } finally {
           await db.close();
