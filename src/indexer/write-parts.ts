@@ -81,7 +81,8 @@ export async function writeTokenParts(db: Database, chainId: number, batch: Inde
   const mark = { block: batch.to, hash: batch.blocks[batch.blocks.length - 1]!.hash };
   const writes = splitByToken(batch, reconciled, TOKEN_PARTS);
   // a part with nothing to write has no transaction, unless none has: some part must check the marks
-  const skipped = (w: TokenWrites, part: number) => isEmpty(w) && !(part === 0 && writes.every(isEmpty));
+  const noneWrites = writes.every(isEmpty);
+  const skipped = (w: TokenWrites, part: number) => isEmpty(w) && !(part === 0 && noneWrites);
   const results = await Promise.allSettled(
     writes.map((w, part) =>
       skipped(w, part)

@@ -8,9 +8,12 @@ export interface PartMark {
   hash: Hex;
 }
 
+/** A part's mark, with the part it is of. */
+export type PartMarkOf = PartMark & { part: number };
+
 type MarkRow = { part: number; block: string; hash: string };
 
-const toMark = (r: MarkRow) => ({ part: Number(r.part), block: BigInt(r.block), hash: fromHexText(r.hash) });
+const toMark = (r: MarkRow): PartMarkOf => ({ part: Number(r.part), block: BigInt(r.block), hash: fromHexText(r.hash) });
 
 /**
  * Inside a part's transaction, before it writes: the marks of every part whose last committed
@@ -19,7 +22,7 @@ const toMark = (r: MarkRow) => ({ part: Number(r.part), block: BigInt(r.block), 
  * flight) waits and then sees the first one's mark. The other parts' rows are read, not locked:
  * only their own part's commit changes them.
  */
-export async function lockPartMarks(tx: Queryable, chainId: number, part: number, from: bigint): Promise<Array<PartMark & { part: number }>> {
+export async function lockPartMarks(tx: Queryable, chainId: number, part: number, from: bigint): Promise<PartMarkOf[]> {
   // one round trip: the no-op update of a row already there locks it and returns it as it is
   const rows = await tx.query<MarkRow>(
     `WITH own AS (
@@ -61,7 +64,7 @@ export async function partsAhead(db: Queryable, chainId: number): Promise<PartMa
 }
 
 /** The parts whose last committed batch ends at `from` or above, with that batch's last block and its hash. */
-export async function partMarksFrom(db: Queryable, chainId: number, from: bigint): Promise<Array<PartMark & { part: number }>> {
+export async function partMarksFrom(db: Queryable, chainId: number, from: bigint): Promise<PartMarkOf[]> {
   const rows = await db.query<MarkRow>(
     `SELECT part, block_number::text AS block, encode(block_hash, 'hex') AS hash
      FROM token_parts WHERE chain_id = $1 AND block_number >= $2 ORDER BY part`,
