@@ -5,14 +5,16 @@
  * strings.
  */
 import type { Static } from '@sinclair/typebox';
-import type { AddressObject } from '../api/schemas/address.js';
+import type { AddressObject as AddressObjectSchema } from '../api/schemas/address.js';
 import type { BlockObject, BlocksValidatedPage as BlocksPageSchema, SingleBlockObject } from '../api/schemas/blocks.js';
 import type { HolderItem as HolderItemSchema, HoldersPage as HoldersPageSchema } from '../api/schemas/holders.js';
-import type { TokenCounters } from '../api/schemas/tokens.js';
+import type { TokenCounters as TokenCountersSchema } from '../api/schemas/tokens.js';
 import type { ArbitrumBlockObject } from '../chains/arbitrum/schema.js';
 import type { ValidationErrorBody } from '../api/schemas/common.js';
 
-export type { AddressObject, TokenCounters };
+// (aliases, not re-exports: the schemas' names are values too, which a client has no use for)
+export type AddressObject = Static<typeof AddressObjectSchema>;
+export type TokenCounters = Static<typeof TokenCountersSchema>;
 export type AddressTag = AddressObject['public_tags'][number];
 export type MetadataTag = NonNullable<AddressObject['metadata']>['tags'][number];
 

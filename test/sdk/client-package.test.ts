@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { ensureChain } from '../../src/db/queries/chains.js';
+import { putBalances, upsertTokens } from '../../src/db/queries/write-tokens.js';
+import { startTestApi, TEST_KEY, type TestApi } from '../support/api.js';
+import { addressOf } from '../support/seed.js';
+
+/**
+ * packages/client, the SDK as a package of its own (scripts/build-client.mjs): built and packed
+ * as npm would, installed into a project that has nothing else but TypeBox, typechecked there in
+ * strict mode, and run there against a real server.
+ */
+const run = promisify(execFile);
+const ROOT = join(import.meta.dirname, '../..');
+const PACKAGE = join(ROOT, 'packages/client');
+const CHAIN = 1;
+const TOKEN = addressOf(0, 'client-package-token');
+const HOLDERS = Array.from({ length: 260 }, (_, i) => ({ holder: addressOf(i, 'client-package-holder'), value: BigInt(1 + (i % 17)) * 10n ** 20n }));
+
+const CONSUMER = `import { createExplorerClient, NotFoundError, type HolderItem } from 'explorer-api-client';
+
+const client = createExplorerClient({ baseUrl: process.env.BASE_URL!, apiKey: process.env.API_KEY! });
+const rows: Array<{ hash: string; value: string }> = [];
+for await (const item of client.iterateHolders(Number(process.env.CHAIN), process.env.TOKEN!, { itemsCount: 50 })) {
+  const typed: HolderItem = item;
+  // @ts-expect-error a holder's value is a decimal string, not a number: the types are the wire's, not any
+  const wrong: number = typed.value;
+  void wrong;
+  rows.push({ hash: typed.address.hash, value: typed.value });
+}
+let notFound = false;
+try {
+  await client.holders(Number(process.env.CHAIN), '0x${'ab'.repeat(20)}');
+} catch (error) {
+  notFound = error instanceof NotFoundError && error.status === 404;
+}
+console.log(JSON.stringify({ rows, notFound }));
+`;
+
+describe('the client-only package', () => {
+  let api: TestApi;
+  let project: string;
+  let baseUrl: string;
+
+  beforeAll(async () => {
+    await run(process.execPath, [join(ROOT, 'scripts/build-client.mjs')], { cwd: ROOT });
+    project = await mkdtemp(join(tmpdir(), 'client-package-'));
+    api = await startTestApi('pglite');
+    await ensureChain(api.db, CHAIN);
+    await upsertTokens(api.db, [{ chainId: CHAIN, address: TOKEN, type: 'ERC-20', name: null, symbol: null, decimals: null, totalSupply: null }]);
+    await putBalances(api.db, HOLDERS.map((h) => ({ chainId: CHAIN, token: TOKEN, holder: h.holder, tokenId: null, value: h.value, blockNumber: 1n })));
+    await api.app.listen({ host: '127.0.0.1', port: 0 });
+    const address = api.app.server.address();
+    if (address === null || typeof address === 'string') throw new Error('no TCP address');
+    baseUrl = `http://127.0.0.1:${address.port}`;
+  });
+  afterAll(async () => {
+    await api?.close();
+    if (project) await rm(project, { recursive: true, force: true });
+  });
+
+  it('packs its bundle, its types and nothing else; the bundle imports nothing', async () => {
+    const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: PACKAGE });
+    const [packed] = JSON.parse(stdout) as Array<{ files: Array<{ path: string }>; unpackedSize: number }>;
+    expect(packed!.files.map((f) => f.path).sort()).toEqual(['README.md', 'dist/index.d.ts', 'dist/index.js', 'package.json']);
+    expect(packed!.unpackedSize).toBeLessThan(100_000);
+    const manifest = JSON.parse(await readFile(join(PACKAGE, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; version: string };
+    expect(Object.keys(manifest.dependencies)).toEqual(['@sinclair/typebox']);
+    const root = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; version: string };
+    expect(manifest.version).toBe(root.version);
+    expect(manifest.dependencies['@sinclair/typebox']).toBe(root.dependencies['@sinclair/typebox']);
+    const bundle = await readFile(join(PACKAGE, 'dist/index.js'), 'utf8');
+    expect(bundle).not.toMatch(/^\s*import\b|\bimport\s*\(|\brequire\s*\(/m);
+    const types = await readFile(join(PACKAGE, 'dist/index.d.ts'), 'utf8');
+    expect([...types.matchAll(/from '([^']+)'|import\("([^"]+)"\)/g)].map((m) => m[1] ?? m[2]).filter((m) => m !== '@sinclair/typebox')).toEqual([]);
+  });
+
+  it('installed with TypeBox alone, typechecks in strict mode and walks a real server’s holders', async () => {
+    const modules = join(project, 'node_modules');
+    await mkdir(join(modules, '@sinclair'), { recursive: true });
+    await cp(join(PACKAGE, 'package.json'), join(modules, 'explorer-api-client/package.json'));
+    await cp(join(PACKAGE, 'dist'), join(modules, 'explorer-api-client/dist'), { recursive: true });
+    // TypeBox, its one dependency; and, as a Node backend has them, Node's types (no DOM library)
+    await mkdir(join(modules, '@types'), { recursive: true });
+    for (const name of ['@sinclair/typebox', '@types/node', 'undici-types']) await symlink(join(ROOT, 'node_modules', name), join(modules, name), 'dir');
+    await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+    await writeFile(join(project, 'consumer.ts'), CONSUMER);
+    await writeFile(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true, target: 'ES2022', module: 'nodenext', moduleResolution: 'nodenext', lib: ['ES2022'],
+          types: ['node'], skipLibCheck: false, noUnusedLocals: true, outDir: 'out',
+        },
+        files: ['consumer.ts'],
+      }),
+    );
+    // the project's own compiler: a type error (or an unused @ts-expect-error) fails here
+    const tsc = await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', project], { cwd: project }).catch((error: { stdout?: string }) => ({ failed: error.stdout ?? String(error) }));
+    expect(tsc).not.toHaveProperty('failed');
+    const { stdout } = await run(process.execPath, [join(project, 'out/consumer.js')], {
+      cwd: project,
+      env: { ...process.env, BASE_URL: baseUrl, API_KEY: TEST_KEY, CHAIN: String(CHAIN), TOKEN },
+    });
+    const { rows, notFound } = JSON.parse(stdout) as { rows: Array<{ hash: string; value: string }>; notFound: boolean };
+    const expected = [...HOLDERS]
+      .sort((a, b) => (a.value !== b.value ? (a.value > b.value ? -1 : 1) : a.holder < b.holder ? 1 : -1))
+      .map((h) => ({ hash: h.holder, value: h.value.toString() }));
+    expect(rows.map((r) => ({ hash: r.hash.toLowerCase(), value: r.value }))).toEqual(expected);
+    expect(notFound).toBe(true);
+  });
+});
