@@ -11,6 +11,7 @@
  *   git worktree add /tmp/before <commit> && ln -s "$PWD/node_modules" /tmp/before/node_modules
  *   npm run bench:api -- --holders 200000 --tokens 50 --blocks 20000 --keep     (prints --database <url>)
  *   npx tsx bench/uncached-ab.ts --database <url> [--rounds 6] [--seconds 5] [--cpu-prof] [--out file] /tmp/before .
+ *   PAGE_CACHE_MS=1000 npx tsx bench/uncached-ab.ts …     the same with the page cache on (a repeated page from memory)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
