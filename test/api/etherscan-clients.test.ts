@@ -14,7 +14,6 @@
  *   Its documented way to change the endpoint is to override getUrl, done here the same way.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FastifyInstance } from 'fastify';
 import { init, type EtherscanResponse } from 'etherscan-api';
 import { EtherscanProvider } from 'ethers';
 import { erc20Abi, erc721Abi, type Address, type PublicClient } from 'viem';
@@ -26,7 +25,7 @@ import { deriveAddress } from '../../src/devnet/random.js';
 import { availableEngines, freshDatabase } from '../support/databases.js';
 import { startTestNode, type TestNode } from '../support/anvil.js';
 import { enrichmentDone, startIndexer, type RunningIndexer } from '../support/indexer-harness.js';
-import { startTestApi, TEST_KEY, type TestApi } from '../support/api.js';
+import { listen, startTestApi, TEST_KEY, type TestApi } from '../support/api.js';
 import { expectedFees, nodeBalances, nodeBlocks, tokenMetadata, truthClient, type NodeBlock } from '../support/ground-truth.js';
 
 // ethers knows Etherscan's chains only; anvil runs as chain 1 so both clients can name it
@@ -94,13 +93,6 @@ beforeAll(async () => {
   }
 }, 240_000);
 afterAll(() => node?.stop());
-
-async function listen(app: FastifyInstance): Promise<string> {
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  if (address === null || typeof address === 'string') throw new Error('no TCP address');
-  return `http://127.0.0.1:${address.port}`;
-}
 
 /** Ground truth, read from the node once the index is at its head. */
 interface Truth {

@@ -12,7 +12,7 @@ import { upsertAddresses } from '../../src/db/queries/write-addresses.js';
 import { upsertBlocks } from '../../src/db/queries/write-blocks.js';
 import { exportList, type ExportCliOptions } from '../../src/cli/commands/export.js';
 import { statePath } from '../../src/export/state.js';
-import { startTestApi, TEST_KEY, type TestApi } from '../support/api.js';
+import { listen, startTestApi, TEST_KEY, type TestApi } from '../support/api.js';
 import { addressOf, blockRow } from '../support/seed.js';
 import { explorerArgv } from '../support/explorer-command.js';
 
@@ -81,10 +81,7 @@ beforeAll(async () => {
     isVerified: false, ensDomainName: null, isScam: false,
   })));
   await upsertBlocks(db, Array.from({ length: 260 }, (_, i) => blockRow(CHAIN, 500 + i, MINER)));
-  await api.app.listen({ host: '127.0.0.1', port: 0 });
-  const address = api.app.server.address();
-  if (address === null || typeof address === 'string') throw new Error('no TCP address');
-  baseUrl = `http://127.0.0.1:${address.port}`;
+  baseUrl = await listen(api.app);
 });
 afterAll(async () => {
   await api?.close();

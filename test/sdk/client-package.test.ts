@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ensureChain } from '../../src/db/queries/chains.js';
 import { putBalances, upsertTokens } from '../../src/db/queries/write-tokens.js';
-import { startTestApi, TEST_KEY, type TestApi } from '../support/api.js';
+import { listen, startTestApi, TEST_KEY, type TestApi } from '../support/api.js';
 import { addressOf } from '../support/seed.js';
 
 /**
@@ -53,10 +53,7 @@ describe('the client-only package', () => {
     await ensureChain(api.db, CHAIN);
     await upsertTokens(api.db, [{ chainId: CHAIN, address: TOKEN, type: 'ERC-20', name: null, symbol: null, decimals: null, totalSupply: null }]);
     await putBalances(api.db, HOLDERS.map((h) => ({ chainId: CHAIN, token: TOKEN, holder: h.holder, tokenId: null, value: h.value, blockNumber: 1n })));
-    await api.app.listen({ host: '127.0.0.1', port: 0 });
-    const address = api.app.server.address();
-    if (address === null || typeof address === 'string') throw new Error('no TCP address');
-    baseUrl = `http://127.0.0.1:${address.port}`;
+    baseUrl = await listen(api.app);
   });
   afterAll(async () => {
     await api?.close();

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FastifyInstance } from 'fastify';
 import { createServer, type AddressInfo } from 'node:net';
 import type { Hex } from '../../src/db/rows.js';
 import { buildServer } from '../../src/api/server.js';
@@ -21,7 +20,7 @@ import {
   type ExplorerClient,
   type HolderItem,
 } from '../../src/index.js';
-import { apiConfig, startTestApi, TEST_KEY, type TestApi } from '../support/api.js';
+import { apiConfig, listen, startTestApi, TEST_KEY, type TestApi } from '../support/api.js';
 import { addressOf, blockRow } from '../support/seed.js';
 
 const CHAIN = 1;
@@ -61,13 +60,6 @@ const MULTI: Seeded[] = Array.from({ length: 400 }, (_, i) => ({
 const SLOW: Seeded[] = Array.from({ length: 180 }, (_, i) => ({ holder: addressOf(i, 'sdk-slow'), value: BigInt(i + 1), tokenId: null }));
 const RESTRICTED: Seeded[] = Array.from({ length: 120 }, (_, i) => ({ holder: addressOf(i, 'sdk-r'), value: 5n, tokenId: null }));
 const BLOCKS = Array.from({ length: 130 }, (_, i) => 1_000 + i * 3);
-
-async function listen(app: FastifyInstance): Promise<string> {
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  if (address === null || typeof address === 'string') throw new Error('no TCP address');
-  return `http://127.0.0.1:${address.port}`;
-}
 
 async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];

@@ -7,6 +7,14 @@ import { freshDatabase, type Engine } from './databases.js';
 
 export const TEST_KEY = 'test-key-0123456789';
 
+/** Listens on a free loopback port; returns the server's base URL. */
+export async function listen(app: FastifyInstance): Promise<string> {
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('no TCP address');
+  return `http://127.0.0.1:${address.port}`;
+}
+
 export function apiConfig(overrides: Partial<ApiConfig> = {}): ApiConfig {
   return {
     ...defaultApiConfig(),
