@@ -113,9 +113,11 @@ describe('new PGlite data directories', () => {
     // the first start unpacks ~1.5–3 s after the process starts (measured), then migrates: kills spread over both
     for (const killAfterMs of [300, 1_000, 1_700, 2_100, 2_500, 3_200]) {
       const child = spawn(process.execPath, [cli, 'migrate', '--data-dir', dataDir], { stdio: 'ignore' });
+      // listened for at once: on a fast machine the start may be over before the kill
+      const exited = new Promise((done) => child.once('exit', done));
       await sleep(killAfterMs);
       child.kill('SIGKILL');
-      await new Promise((done) => child.once('exit', done));
+      await exited;
     }
     const last = spawnSync(process.execPath, [cli, 'migrate', '--data-dir', dataDir], { encoding: 'utf8', timeout: 60_000 });
     expect(last.status, last.stderr).toBe(0);
