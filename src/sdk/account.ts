@@ -11,10 +11,10 @@ export type AccountEntriesPage = Static<typeof AccountEntriesPageSchema>;
 /** One of the account API's lists (the key is the account). */
 export interface AccountList {
   /** Newest first; pass `next_page_params.id` back as `before` for the next page. */
-  list(options?: { before?: number; itemsCount?: number; signal?: AbortSignal }): Promise<AccountEntriesPage>;
-  add(entry: AccountEntryInput, options?: { signal?: AbortSignal }): Promise<AccountEntry>;
-  update(id: number, entry: AccountEntryInput, options?: { signal?: AbortSignal }): Promise<AccountEntry>;
-  remove(id: number, options?: { signal?: AbortSignal }): Promise<void>;
+  list(options?: { before?: number | undefined; itemsCount?: number | undefined; signal?: AbortSignal | undefined }): Promise<AccountEntriesPage>;
+  add(entry: AccountEntryInput, options?: { signal?: AbortSignal | undefined }): Promise<AccountEntry>;
+  update(id: number, entry: AccountEntryInput, options?: { signal?: AbortSignal | undefined }): Promise<AccountEntry>;
+  remove(id: number, options?: { signal?: AbortSignal | undefined }): Promise<void>;
 }
 
 export interface AccountApi {

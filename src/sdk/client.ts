@@ -16,17 +16,17 @@ export type ExplorerClientOptions = TransportOptions;
 
 export interface PageOptions<Params> {
   /** page size, 1 to 50 (the server's default is 50) */
-  itemsCount?: number;
+  itemsCount?: number | undefined;
   /** the operator's secret for restricted addresses */
-  key?: string;
+  key?: string | undefined;
   /** where to start: a `next_page_params` from an earlier page, passed on unchanged */
-  after?: Params;
-  signal?: AbortSignal;
+  after?: Params | undefined;
+  signal?: AbortSignal | undefined;
 }
 
 export type HoldersOptions = PageOptions<HoldersPageParams> & {
   /** the holders as of the end of this block (the server's `block_number`); every page stays on it */
-  blockNumber?: number | bigint;
+  blockNumber?: number | bigint | undefined;
 };
 export type ValidatedBlocksOptions = PageOptions<BlocksPageParams>;
 
@@ -53,12 +53,12 @@ export interface ExplorerClient {
    * One block by number or hash. A number whose block lost consensus is a NotFoundError whose
    * `body.hash` names the non-consensus block.
    */
-  block(chainId: number | string, numberOrHash: number | bigint | string, options?: { signal?: AbortSignal }): Promise<SingleBlock>;
+  block(chainId: number | string, numberOrHash: number | bigint | string, options?: { signal?: AbortSignal | undefined }): Promise<SingleBlock>;
   /**
    * The token's holder count (as a decimal string), e.g. for a progress total; with
    * `blockNumber`, at that block (and an ERC-20's `total_supply` there).
    */
-  tokenCounters(chainId: number | string, token: string, options?: { key?: string; blockNumber?: number | bigint; signal?: AbortSignal }): Promise<TokenCounters>;
+  tokenCounters(chainId: number | string, token: string, options?: { key?: string | undefined; blockNumber?: number | bigint | undefined; signal?: AbortSignal | undefined }): Promise<TokenCounters>;
   /** This key's private tags and watchlist (on every chain), shown on address objects to this key only. */
   account: AccountApi;
 }

@@ -8,9 +8,9 @@ export interface TransportOptions {
   baseUrl: string;
   apiKey: string;
   /** defaults to the global fetch */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /** retries after a 429 or a 503 with Retry-After, each after the wait the server asks for (default 5) */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
 }
 
 export interface Transport {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -10,9 +10,10 @@ import { listen, startTestApi, TEST_KEY, type TestApi } from '../support/api.js'
 import { addressOf } from '../support/seed.js';
 
 /**
- * packages/client, the SDK as a package of its own (scripts/build-client.mjs): built and packed
- * as npm would, installed into a project that has nothing else but TypeBox, typechecked there in
- * strict mode, and run there against a real server.
+ * packages/client, the SDK as a package of its own (scripts/build-client.mjs): built, packed by
+ * npm, its tarball installed by npm into a project that then holds it and TypeBox (and Node's
+ * types, as a Node backend has them), typechecked there in strict mode with
+ * exactOptionalPropertyTypes, and run there against a real server.
  */
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '../..');
@@ -21,9 +22,11 @@ const CHAIN = 1;
 const TOKEN = addressOf(0, 'client-package-token');
 const HOLDERS = Array.from({ length: 260 }, (_, i) => ({ holder: addressOf(i, 'client-package-holder'), value: BigInt(1 + (i % 17)) * 10n ** 20n }));
 
-const CONSUMER = `import { createExplorerClient, NotFoundError, type HolderItem } from 'explorer-api-client';
+const CONSUMER = `import { createExplorerClient, NotFoundError, type HolderItem, type HoldersPageParams } from 'explorer-api-client';
 
-const client = createExplorerClient({ baseUrl: process.env.BASE_URL!, apiKey: process.env.API_KEY! });
+// options left undefined, as a strict project with exactOptionalPropertyTypes writes them
+const maxRetries: number | undefined = undefined;
+const client = createExplorerClient({ baseUrl: process.env.BASE_URL!, apiKey: process.env.API_KEY!, maxRetries });
 const rows: Array<{ hash: string; value: string }> = [];
 for await (const item of client.iterateHolders(Number(process.env.CHAIN), process.env.TOKEN!, { itemsCount: 50 })) {
   const typed: HolderItem = item;
@@ -32,13 +35,21 @@ for await (const item of client.iterateHolders(Number(process.env.CHAIN), proces
   void wrong;
   rows.push({ hash: typed.address.hash, value: typed.value });
 }
+// the same list paged by hand, each page's next_page_params passed back
+const paged: string[] = [];
+let after: HoldersPageParams | undefined;
+do {
+  const page = await client.holders(Number(process.env.CHAIN), process.env.TOKEN!, { itemsCount: 50, after, blockNumber: undefined });
+  paged.push(...page.items.map((i) => i.address.hash));
+  after = page.next_page_params ?? undefined;
+} while (after !== undefined);
 let notFound = false;
 try {
   await client.holders(Number(process.env.CHAIN), '0x${'ab'.repeat(20)}');
 } catch (error) {
   notFound = error instanceof NotFoundError && error.status === 404;
 }
-console.log(JSON.stringify({ rows, notFound }));
+console.log(JSON.stringify({ rows, paged, notFound }));
 `;
 
 describe('the client-only package', () => {
@@ -65,10 +76,11 @@ describe('the client-only package', () => {
     const [packed] = JSON.parse(stdout) as Array<{ files: Array<{ path: string }>; unpackedSize: number }>;
     expect(packed!.files.map((f) => f.path).sort()).toEqual(['README.md', 'dist/index.d.ts', 'dist/index.js', 'package.json']);
     expect(packed!.unpackedSize).toBeLessThan(100_000);
-    const manifest = JSON.parse(await readFile(join(PACKAGE, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; version: string };
+    const manifest = JSON.parse(await readFile(join(PACKAGE, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; version: string; license: string };
     expect(Object.keys(manifest.dependencies)).toEqual(['@sinclair/typebox']);
-    const root = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; version: string };
+    const root = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; version: string; license: string };
     expect(manifest.version).toBe(root.version);
+    expect(manifest.license).toBe(root.license);
     expect(manifest.dependencies['@sinclair/typebox']).toBe(root.dependencies['@sinclair/typebox']);
     const bundle = await readFile(join(PACKAGE, 'dist/index.js'), 'utf8');
     expect(bundle).not.toMatch(/^\s*import\b|\bimport\s*\(|\brequire\s*\(/m);
@@ -76,22 +88,32 @@ describe('the client-only package', () => {
     expect([...types.matchAll(/from '([^']+)'|import\("([^"]+)"\)/g)].map((m) => m[1] ?? m[2]).filter((m) => m !== '@sinclair/typebox')).toEqual([]);
   });
 
-  it('installed with TypeBox alone, typechecks in strict mode and walks a real server’s holders', async () => {
-    const modules = join(project, 'node_modules');
-    await mkdir(join(modules, '@sinclair'), { recursive: true });
-    await cp(join(PACKAGE, 'package.json'), join(modules, 'explorer-api-client/package.json'));
-    await cp(join(PACKAGE, 'dist'), join(modules, 'explorer-api-client/dist'), { recursive: true });
-    // TypeBox, its one dependency; and, as a Node backend has them, Node's types (no DOM library)
-    await mkdir(join(modules, '@types'), { recursive: true });
-    for (const name of ['@sinclair/typebox', '@types/node', 'undici-types']) await symlink(join(ROOT, 'node_modules', name), join(modules, name), 'dir');
-    await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  it('packed and installed by npm, brings TypeBox alone, typechecks in strict mode and walks a real server’s holders', async () => {
+    // the tarball npm pack makes, installed by npm with Node's types beside it, as a Node backend has them
+    await run('npm', ['pack', '--ignore-scripts', '--pack-destination', project], { cwd: PACKAGE });
+    const root = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string; devDependencies: Record<string, string> };
+    await writeFile(
+      join(project, 'package.json'),
+      JSON.stringify({
+        name: 'consumer', private: true, type: 'module',
+        dependencies: { 'explorer-api-client': `file:./explorer-api-client-${root.version}.tgz` },
+        devDependencies: { '@types/node': root.devDependencies['@types/node'] },
+      }),
+    );
+    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: project });
+    // what the package brings: itself and TypeBox, nothing of the service
+    const { stdout: tree } = await run('npm', ['ls', '--all', '--omit=dev', '--json'], { cwd: project });
+    const installed = JSON.parse(tree) as { dependencies: Record<string, { dependencies?: Record<string, { dependencies?: unknown }> }> };
+    expect(Object.keys(installed.dependencies)).toEqual(['explorer-api-client']);
+    expect(Object.keys(installed.dependencies['explorer-api-client']!.dependencies ?? {})).toEqual(['@sinclair/typebox']);
+    expect(installed.dependencies['explorer-api-client']!.dependencies!['@sinclair/typebox']!.dependencies).toBeUndefined();
     await writeFile(join(project, 'consumer.ts'), CONSUMER);
     await writeFile(
       join(project, 'tsconfig.json'),
       JSON.stringify({
         compilerOptions: {
           strict: true, target: 'ES2022', module: 'nodenext', moduleResolution: 'nodenext', lib: ['ES2022'],
-          types: ['node'], skipLibCheck: false, noUnusedLocals: true, outDir: 'out',
+          types: ['node'], skipLibCheck: false, noUnusedLocals: true, exactOptionalPropertyTypes: true, outDir: 'out',
         },
         files: ['consumer.ts'],
       }),
@@ -103,11 +125,12 @@ describe('the client-only package', () => {
       cwd: project,
       env: { ...process.env, BASE_URL: baseUrl, API_KEY: TEST_KEY, CHAIN: String(CHAIN), TOKEN },
     });
-    const { rows, notFound } = JSON.parse(stdout) as { rows: Array<{ hash: string; value: string }>; notFound: boolean };
+    const { rows, paged, notFound } = JSON.parse(stdout) as { rows: Array<{ hash: string; value: string }>; paged: string[]; notFound: boolean };
     const expected = [...HOLDERS]
       .sort((a, b) => (a.value !== b.value ? (a.value > b.value ? -1 : 1) : a.holder < b.holder ? 1 : -1))
       .map((h) => ({ hash: h.holder, value: h.value.toString() }));
     expect(rows.map((r) => ({ hash: r.hash.toLowerCase(), value: r.value }))).toEqual(expected);
+    expect(paged).toEqual(rows.map((r) => r.hash));
     expect(notFound).toBe(true);
   });
 });
