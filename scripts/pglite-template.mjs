@@ -1,5 +1,5 @@
 // Build step: the embedded database's template for new data directories (src/db/pglite-template.ts).
-// Only a shortcut: new data directories run initdb without it. So nothing that happens to it
+// Only a shortcut: new data directories run initdb (and the migrations) without it. So nothing that happens to it
 // fails the build: it is made in a child process (initdb's ~830 MB peak, which an out-of-memory
 // kill may end), and EXPLORER_PGLITE_TEMPLATE=0 skips it (a machine where that peak does not fit).
 import { spawnSync } from 'node:child_process';

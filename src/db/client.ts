@@ -37,7 +37,7 @@ export interface Database extends Queryable {
   exec(sql: string): Promise<void>;
   close(): Promise<void>;
   /** PGlite only: the whole data directory as a tarball */
-  dump?(): Promise<Blob>;
+  dump?(compression?: 'none' | 'gzip'): Promise<Blob>;
   /**
    * PostgreSQL only: a pool of its own whose statements the server cancels after
    * `statementTimeoutMs` (they then fail with StatementTimeoutError), for serving requests.

@@ -56,6 +56,6 @@ export async function openPglite(dataDir: string | undefined, template?: Blob): 
       await pg.close();
       unlock();
     },
-    dump: () => pg.dumpDataDir('none'),
+    dump: (compression = 'none') => pg.dumpDataDir(compression),
   };
 }

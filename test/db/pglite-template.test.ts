@@ -7,12 +7,13 @@ import { spawn, spawnSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildTemplate, createDataDir } from '../../src/db/pglite-template.js';
 import { openDatabase } from '../../src/db/client.js';
 import { migrate } from '../../src/db/migrate.js';
+import { migrations } from '../../src/db/migrations/index.js';
 
 const root = mkdtempSync(join(tmpdir(), 'pglite-template-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -59,6 +60,15 @@ describe('new PGlite data directories', () => {
     expect(made).toEqual(await describeDataDir(byInitdb));
     expect(made?.dbs).toContain('postgres');
     expect(existsSync(`${fromTemplate}.new`)).toBe(false);
+    // the template holds this code's migrations: a first start applies none of them
+    const db = await openDatabase({ dataDir: dirname(fromTemplate) });
+    try {
+      expect(await migrate(db)).toEqual([]);
+      const applied = await db.query<{ id: string }>('SELECT id FROM schema_migrations ORDER BY id');
+      expect(applied.map((r) => r.id)).toEqual(migrations.map((m) => m.id).sort());
+    } finally {
+      await db.close();
+    }
   }, 120_000);
 
   it('replace a load that was cut short, and then migrate and open as any other', async () => {
@@ -124,10 +134,22 @@ describe('new PGlite data directories', () => {
     await expectMigratedAndEmpty(dataDir, false);
   }, 120_000);
 
-  it('have a template in the build, for the installed PGlite', async () => {
+  it('have a template in the build, for the installed PGlite and these migrations, and no other', async () => {
     // the build step (scripts/pglite-template.mjs) writes it beside dist/; without it every
     // first start would run initdb again
     const built = (await import('../../dist/db/pglite-template.js')) as typeof import('../../src/db/pglite-template.js');
-    expect(existsSync(built.templatePath())).toBe(true);
+    const path = built.templatePath();
+    expect(existsSync(path)).toBe(true);
+    expect(readdirSync(dirname(path)).filter((name) => name.startsWith('pglite-template-'))).toEqual([basename(path)]);
   });
+
+  it('name the migrations they hold: another list is another template, and the stale one goes', async () => {
+    const dir = join(root, 'h');
+    mkdirSync(dir, { recursive: true });
+    // a template of another migration list, as an earlier build left it beside the code
+    writeFileSync(join(dir, 'pglite-template-0.0.0-000000000000.tar.gz'), 'stale');
+    const path = join(dir, 'pglite-template-current.tar.gz');
+    expect(await buildTemplate(path)).toEqual({ path, built: true });
+    expect(readdirSync(dir)).toEqual(['pglite-template-current.tar.gz']);
+  }, 120_000);
 });
