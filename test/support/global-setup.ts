@@ -18,16 +18,20 @@ function newestSource(dir: string): number {
 /**
  * Before any test file: the built `explorer` the tests start (explorer-command.ts) is the
  * sources' own. `npm install` builds it (prepare); an edit since then is built here, so a test
- * never runs yesterday's command.
+ * never runs yesterday's command; and the PGlite template of these migrations is made if it is missing.
  */
 export default function setup(): void {
   // the build is incremental (tsconfig.build.json): it rewrites only what changed, and its build info
   const mtime = (path: string) => statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0;
   const built = Math.max(mtime(EXPLORER_MAIN), mtime(join(ROOT, 'dist', '.tsbuildinfo')));
-  if (newestSource(join(ROOT, 'src')) <= built) return;
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
-  // a source touched but not changed emits nothing: the build info marks this build as done anyway
-  const now = new Date();
-  utimesSync(join(ROOT, 'dist', '.tsbuildinfo'), now, now);
+  if (newestSource(join(ROOT, 'src')) > built) {
+    const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+    execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
+    // a source touched but not changed emits nothing: the build info marks this build as done anyway
+    const now = new Date();
+    utimesSync(join(ROOT, 'dist', '.tsbuildinfo'), now, now);
+  }
+  // the PGlite template of these migrations (named after them: an edited list needs its own); a
+  // no-op when it is there
+  execFileSync(process.execPath, [join(ROOT, 'scripts', 'pglite-template.mjs')], { cwd: ROOT, stdio: 'inherit' });
 }
