@@ -16,7 +16,7 @@ import { migrations } from './migrations/index.js';
  * Loading a dump of a freshly initdb'd directory takes ~1 s at the RSS of an ordinary open.
  *
  * The template is made at build time (scripts/pglite-template.mjs) by the installed PGlite, with
- * this code's migrations applied (another ~1.6 s and ~140 MB of a first start), and named after
+ * this code's migrations applied (~0.5 s of a first start on the bench machine), and named after
  * PGlite's version and those migrations, so an upgraded PGlite or a changed migration list never
  * loads another's dump: without a template of its own a new directory runs initdb and the
  * migrations as before. It is only ever a shortcut: whatever keeps it from being used, initdb is.
