@@ -41,7 +41,7 @@ function pgliteVersion(): string {
  * The migrations a template holds, as a short digest of their ids and statements (not of an
  * `after` step's code: its source text differs between the build and a test's transform).
  */
-function migrationsDigest(): string {
+export function migrationsDigest(): string {
   const hash = createHash('sha256');
   for (const m of migrations) hash.update(`${m.id}\u0000${m.sql}\u0000`);
   return hash.digest('hex').slice(0, 12);
@@ -64,25 +64,30 @@ export async function buildTemplate(path = templatePath()): Promise<{ path: stri
     if (stale) rmSync(join(dirname(path), name), { force: true });
   }
   if (existsSync(path)) return { path, built: false };
+  const dump = await migratedDump('gzip');
+  // whole or not at all: a build cut short leaves no template that would fail every first start
+  const partial = `${path}.${process.pid}.tmp`;
+  try {
+    writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
+    renameSync(partial, path);
+  } catch (error) {
+    rmSync(partial, { force: true });
+    throw error;
+  }
+  return { path, built: true };
+}
+
+/** A new in-memory database with every migration applied, dumped: the build's template, and the tests' cached one. */
+export async function migratedDump(compression: 'none' | 'gzip'): Promise<Blob> {
   // (imported here: ./pglite.js makes new directories with this module)
   const [{ openPglite }, { migrate }] = await Promise.all([import('./pglite.js'), import('./migrate.js')]);
   const pg = await openPglite(undefined);
   try {
     await migrate(pg);
-    const dump = await pg.dump!('gzip');
-    // whole or not at all: a build cut short leaves no template that would fail every first start
-    const partial = `${path}.${process.pid}.tmp`;
-    try {
-      writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
-      renameSync(partial, path);
-    } catch (error) {
-      rmSync(partial, { force: true });
-      throw error;
-    }
+    return await pg.dump!(compression);
   } finally {
     await pg.close();
   }
-  return { path, built: true };
 }
 
 /**

@@ -27,6 +27,7 @@ import { startTestNode, type TestNode } from '../support/anvil.js';
 import { enrichmentDone, startIndexer, type RunningIndexer } from '../support/indexer-harness.js';
 import { listen, startTestApi, TEST_KEY, type TestApi } from '../support/api.js';
 import { expectedFees, nodeBalances, nodeBlocks, tokenMetadata, truthClient, type NodeBlock } from '../support/ground-truth.js';
+import { byHoldersOrder } from '../support/seed.js';
 
 // ethers knows Etherscan's chains only; anvil runs as chain 1 so both clients can name it
 const CHAIN = 1;
@@ -111,7 +112,7 @@ const holdersOf = (t: Truth, token: string) =>
   [...t.balances]
     .filter(([key]) => key.startsWith(`${lower(token)}|`))
     .map(([key, value]) => ({ holder: key.split('|')[1]!, value }))
-    .sort((a, b) => (a.value !== b.value ? (a.value > b.value ? -1 : 1) : a.holder < b.holder ? 1 : -1));
+    .sort(byHoldersOrder);
 
 describe.each(await availableEngines())('Etherscan clients against a real server on %s', (engine) => {
   let db: Database;

@@ -7,7 +7,7 @@ import { putBalances, upsertTokens } from '../../src/db/queries/write-tokens.js'
 import { upsertBlocks } from '../../src/db/queries/write-blocks.js';
 import { availableEngines } from '../support/databases.js';
 import { startTestApi, TEST_KEY, type TestApi } from '../support/api.js';
-import { addressOf, blockRow, hashOf } from '../support/seed.js';
+import { addressOf, blockRow, byHoldersOrder, hashOf } from '../support/seed.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ACTIONS_END, ACTIONS_START, renderActionsTable } from '../../src/api/routes/etherscan/actions-table.js';
@@ -28,9 +28,7 @@ const WINDOW_TEXT = 'Result window is too large, PageNo x Offset size must be le
 
 // 25 holders; values repeat so the address tie-breaker matters
 const HOLDERS = Array.from({ length: 25 }, (_, i) => ({ holder: addressOf(i, 'es-holder'), value: BigInt((i % 7) + 1) * 10n ** 18n }));
-const byValueThenAddressDesc = (a: { holder: string; value: bigint }, b: { holder: string; value: bigint }) =>
-  a.value !== b.value ? (a.value > b.value ? -1 : 1) : a.holder < b.holder ? 1 : a.holder > b.holder ? -1 : 0;
-const RANKED = [...HOLDERS].sort(byValueThenAddressDesc).map((h) => ({ TokenHolderAddress: h.holder, TokenHolderQuantity: h.value.toString() }));
+const RANKED = [...HOLDERS].sort(byHoldersOrder).map((h) => ({ TokenHolderAddress: h.holder, TokenHolderQuantity: h.value.toString() }));
 
 // Blocks 100…114 by MINER, with an emission-fund entry to someone else; 115…119 by another miner.
 const reward = (n: number) => 2n * 10n ** 18n + BigInt(n) * 1_000n;

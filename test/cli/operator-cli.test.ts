@@ -2,32 +2,22 @@
  * What the operator's commands print: `migrate` says whether it applied anything (a migration
  * told from a no-op), `keys` shows the rate limit a key gets and refuses in the CLI's one-line form.
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import pg from 'pg';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { migrations } from '../../src/db/migrations/index.js';
 import { runCli } from '../support/cli.js';
-import { POSTGRES_ADMIN_URL } from '../support/databases.js';
+import { emptyPostgresDatabase } from '../support/databases.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'explorer-migrate-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 it('applies every migration once, then reports nothing to apply', async () => {
   // an empty PostgreSQL database (a new PGlite directory comes migrated: below)
-  const name = `explorer_test_${randomBytes(6).toString('hex')}`;
-  const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
-    await client.connect();
-    await client.query(sql).finally(() => client.end());
-  };
-  await admin(`CREATE DATABASE ${name}`);
+  const empty = await emptyPostgresDatabase();
   try {
-    const url = new URL(POSTGRES_ADMIN_URL);
-    url.pathname = `/${name}`;
-    const run = () => runCli(['migrate'], { cwd: dir, env: { DATABASE_URL: url.toString() } });
+    const run = () => runCli(['migrate'], { cwd: dir, env: { DATABASE_URL: empty.url } });
     const first = await run();
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toBe(`database (postgres): applied ${migrations.length} migrations (${migrations.map((m) => m.id).join(', ')}); up to date\n`);
@@ -35,7 +25,7 @@ it('applies every migration once, then reports nothing to apply', async () => {
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout).toBe('database (postgres) was up to date: nothing applied\n');
   } finally {
-    await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await empty.drop();
   }
 }, 120_000);
 

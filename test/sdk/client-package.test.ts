@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { ensureChain } from '../../src/db/queries/chains.js';
 import { putBalances, upsertTokens } from '../../src/db/queries/write-tokens.js';
 import { listen, startTestApi, TEST_KEY, type TestApi } from '../support/api.js';
-import { addressOf } from '../support/seed.js';
+import { addressOf, byHoldersOrder } from '../support/seed.js';
 
 /**
  * packages/client, the SDK as a package of its own (scripts/build-client.mjs): built, packed by
@@ -126,9 +126,7 @@ describe('the client-only package', () => {
       env: { ...process.env, BASE_URL: baseUrl, API_KEY: TEST_KEY, CHAIN: String(CHAIN), TOKEN },
     });
     const { rows, paged, notFound } = JSON.parse(stdout) as { rows: Array<{ hash: string; value: string }>; paged: string[]; notFound: boolean };
-    const expected = [...HOLDERS]
-      .sort((a, b) => (a.value !== b.value ? (a.value > b.value ? -1 : 1) : a.holder < b.holder ? 1 : -1))
-      .map((h) => ({ hash: h.holder, value: h.value.toString() }));
+    const expected = [...HOLDERS].sort(byHoldersOrder).map((h) => ({ hash: h.holder, value: h.value.toString() }));
     expect(rows.map((r) => ({ hash: r.hash.toLowerCase(), value: r.value }))).toEqual(expected);
     expect(paged).toEqual(rows.map((r) => r.hash));
     expect(notFound).toBe(true);

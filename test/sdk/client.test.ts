@@ -21,7 +21,7 @@ import {
   type HolderItem,
 } from '../../src/index.js';
 import { apiConfig, listen, startTestApi, TEST_KEY, type TestApi } from '../support/api.js';
-import { addressOf, blockRow } from '../support/seed.js';
+import { addressOf, blockRow, byHoldersOrder } from '../support/seed.js';
 
 const CHAIN = 1;
 const SECRET = 'sdk-secret';
@@ -34,16 +34,9 @@ interface Seeded {
   value: bigint;
   tokenId: bigint | null;
 }
-/** The reference's order: value DESC, holder DESC (bytes = lowercase hex), token_id DESC. */
-const byPageOrder = (a: Seeded, b: Seeded) =>
-  a.value !== b.value
-    ? (a.value > b.value ? -1 : 1)
-    : a.holder !== b.holder
-      ? (a.holder < b.holder ? 1 : -1)
-      : Number((b.tokenId ?? 0n) - (a.tokenId ?? 0n));
 const asRow = (i: HolderItem) => ({ holder: i.address.hash.toLowerCase(), value: i.value, tokenId: i.token_id });
 const expectedRows = (seeded: Seeded[]) =>
-  [...seeded].sort(byPageOrder).map((s) => ({ holder: s.holder, value: s.value.toString(), tokenId: s.tokenId?.toString() ?? null }));
+  [...seeded].sort(byHoldersOrder).map((s) => ({ holder: s.holder, value: s.value.toString(), tokenId: s.tokenId?.toString() ?? null }));
 
 // 1,234 holders; values repeat every 37 so most page boundaries fall inside a run of equal values
 const BIG: Seeded[] = Array.from({ length: 1_234 }, (_, i) => ({

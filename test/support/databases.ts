@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,6 +7,7 @@ import pg from 'pg';
 import { Redis } from 'ioredis';
 import { openDatabase, type Database } from '../../src/db/client.js';
 import { migrate } from '../../src/db/migrate.js';
+import { migratedDump, migrationsDigest } from '../../src/db/pglite-template.js';
 
 export const POSTGRES_ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -66,26 +67,31 @@ export async function freshDatabase(engine: Engine): Promise<{ db: Database; url
     await migrate(db); // a no-op on the template; keeps this honest if the cache is stale
     return { db, url: null, drop: () => db.close() };
   }
-  const name = `explorer_test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(POSTGRES_ADMIN_URL);
-  url.pathname = `/${name}`;
-  const db = await openDatabase({ databaseUrl: url.toString() });
+  const empty = await emptyPostgresDatabase();
+  const db = await openDatabase({ databaseUrl: empty.url });
   await migrate(db);
   return {
     db,
-    url: url.toString(),
+    url: empty.url,
     drop: async () => {
       await db.close();
-      const a = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
-      await a.connect();
-      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await a.end();
+      await empty.drop();
     },
   };
+}
+
+/** A new PostgreSQL database with nothing in it, not even the migrations; `drop` removes it. */
+export async function emptyPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `explorer_test_${randomBytes(6).toString('hex')}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+    await client.connect();
+    await client.query(sql).finally(() => client.end());
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
 /**
@@ -125,13 +131,9 @@ let template: Promise<Blob> | undefined;
  */
 function pgliteTemplate(): Promise<Blob> {
   template ??= (async () => {
-    const key = createHash('sha256').update(JSON.stringify(migrations)).digest('hex').slice(0, 16);
-    const file = join(CACHE_DIR, `template-${key}.tar`);
+    const file = join(CACHE_DIR, `template-${migrationsDigest()}.tar`);
     if (existsSync(file)) return new Blob([readFileSync(file)]);
-    const db = await openDatabase({ memory: true });
-    await migrate(db);
-    const blob = await db.dump!();
-    await db.close();
+    const blob = await migratedDump('none');
     mkdirSync(CACHE_DIR, { recursive: true });
     // written under a unique name and renamed: concurrent workers never read a partial file
     const partial = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;

@@ -71,3 +71,15 @@ export async function seedChainTokens(db: Queryable, chainId: number, tokens: re
     tokens.map((t) => ({ chainId, name: null, symbol: null, decimals: null, totalSupply: null, ...t })),
   );
 }
+
+type Ranked = { holder: string; value: bigint; tokenId?: bigint | null };
+/**
+ * The holders list's order, the ground truth a page is held against: value DESC, then holder
+ * DESC (the bytes, so lowercase hex), then token id DESC (ERC-1155, where the pair repeats).
+ */
+export function byHoldersOrder(a: Ranked, b: Ranked): number {
+  if (a.value !== b.value) return a.value > b.value ? -1 : 1;
+  if (a.holder !== b.holder) return a.holder < b.holder ? 1 : -1;
+  const [x, y] = [a.tokenId ?? 0n, b.tokenId ?? 0n];
+  return x === y ? 0 : x > y ? -1 : 1;
+}
