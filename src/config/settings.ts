@@ -78,6 +78,10 @@ export const rootSettings = {
     key: 'databasePoolSize', env: 'EXPLORER_DB_POOL_SIZE', default: 10, ...integer(1, 1_000),
     help: 'PostgreSQL connections per pool; a process opens up to three pools (writes, reads with a statement timeout, prepared page reads), so `serve` holds up to 3 × this under load',
   }),
+  writerLeaseMs: setting({
+    key: 'writerLeaseMs', env: 'EXPLORER_WRITER_LEASE_MS', default: 30_000, ...integer(0, 3_600_000),
+    help: 'PostgreSQL: an `explorer index` that stops answering for this long (a frozen process, a paused VM) loses its chains to one waiting to take over: the server ends its writer lock\'s connection and any transaction of its left open; a healthy one speaks every 2 s, or a fifth of this if less (0: never; the lock is then held until its connection closes)',
+  }),
   logLevel: setting({ key: 'logLevel', env: 'LOG_LEVEL', default: 'info', ...choice(LOG_LEVELS), help: `log level: ${LOG_LEVELS.join(', ')}` }),
   metricsPort: setting({
     key: 'metricsPort', flag: '--metrics-port <port>', flagScope: 'indexer', env: 'EXPLORER_METRICS_PORT', default: null, defaultText: 'none',

@@ -13,6 +13,7 @@ import { boundHeapGrowth } from './heap-growth.js';
 import { takeWriterLock, WriterLockLostError, type WriterLock } from './writer-lock.js';
 import { recordIndexerFailure } from '../db/queries/indexer-status.js';
 import { indexedBlock } from '../db/queries/progress.js';
+import { rootSettings } from '../config/settings.js';
 
 export interface IndexerHandle {
   /** settles when every chain's loop has ended (after stop); rejects when every chain has stopped on an error of its own */
@@ -32,6 +33,8 @@ export interface IndexersOptions {
   indexer?: Partial<Omit<ChainIndexerOptions, 'db' | 'rpc' | 'chain' | 'logger'>>;
   /** the enrichment loop's pause when it finds nothing to do; false: no enrichment loop */
   enrichment?: { idleMs?: number } | false;
+  /** PostgreSQL: how long a silent writer keeps its chains (the `writerLeaseMs` setting; writer-lock.ts) */
+  writerLeaseMs?: number;
 }
 
 /** Starts one pipeline and one enrichment loop per chain, all in this process. */
@@ -84,7 +87,7 @@ export function startIndexers(db: Database, chains: readonly ChainConfig[], logg
       );
     }
     while (!signal.aborted) {
-      const lock = await takeWriterLock(db, chain.chainId, logger, signal);
+      const lock = await takeWriterLock(db, chain.chainId, logger, signal, options.writerLeaseMs ?? rootSettings.writerLeaseMs.default);
       if (lock === null) return;
       try {
         await runChain(chain, lock);

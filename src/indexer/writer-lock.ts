@@ -51,7 +51,12 @@ export async function asChainWriter<T>(db: Database, chainId: number, fn: () => 
  * with WriterLockLostError; if not, the row lock holds a takeover back until it has committed, so
  * the new writer starts from what this one wrote, never beside it.
  */
-function fenced(db: Database, chainId: number, token: string): Database {
+function fenced(db: Database, chainId: number, token: string, leaseMs: number): Database {
+  // a transaction left open by a writer that went silent (frozen mid-batch) holds its rows'
+  // locks, which the writer taking over would wait on: the server ends it after the lease
+  const leaseTransaction = async (tx: Queryable) => {
+    if (leaseMs > 0) await tx.query(`SELECT set_config('idle_in_transaction_session_timeout', $1, true)`, [String(leaseMs)]);
+  };
   const fence = async (tx: Queryable) => {
     const rows = await tx.query('UPDATE chains SET writer = writer WHERE chain_id = $1 AND writer = $2 RETURNING 1', [chainId, token]);
     if (rows.length === 0) throw new WriterLockLostError(`chain ${chainId}: another process took this chain over; this writer's last transaction was rolled back`);
@@ -60,6 +65,7 @@ function fenced(db: Database, chainId: number, token: string): Database {
     ...db,
     transaction: (fn) =>
       db.transaction(async (tx) => {
+        await leaseTransaction(tx);
         const result = await fn(tx);
         await fence(tx);
         return result;
@@ -76,11 +82,14 @@ const UNFENCED = (db: Database): WriterLock => ({ db, lost: new Promise<never>((
  * by its chain id, on a connection of its own, and holds it while it runs; it writes a token of
  * its own into the chain's row, and its transactions are fenced by it (`fenced`). A second
  * writer waits, saying so, until the first stops: its connection closes then, also when it is
- * killed. PGlite needs none: the data directory's lock lets one process in.
+ * killed, or, when it goes silent (a frozen process, a paused VM: the connection stays open),
+ * once the server has ended its lock's session after `leaseMs` of silence (`idle_session_timeout`;
+ * a healthy writer's heartbeat keeps it). PGlite needs none: the data directory's lock lets one
+ * process in.
  *
  * Null when `signal` aborts while waiting.
  */
-export async function takeWriterLock(db: Database, chainId: number, logger: Logger, signal: AbortSignal): Promise<WriterLock | null> {
+export async function takeWriterLock(db: Database, chainId: number, logger: Logger, signal: AbortSignal, leaseMs: number): Promise<WriterLock | null> {
   if (!db.openSession) return UNFENCED(db);
   let session: Session | null = null;
   let told = false;
@@ -89,6 +98,7 @@ export async function takeWriterLock(db: Database, chainId: number, logger: Logg
       try {
         session ??= await db.openSession();
         if (await tryLock(session, chainId)) {
+          await lease(session, leaseMs, chainId, logger);
           const token = randomUUID();
           await session.query(
             `INSERT INTO chains (chain_id, writer) VALUES ($1, $2) ON CONFLICT (chain_id) DO UPDATE SET writer = excluded.writer`,
@@ -97,7 +107,7 @@ export async function takeWriterLock(db: Database, chainId: number, logger: Logg
           if (told) logger.info({ chainId }, 'the other writer of this chain stopped: indexing');
           const held = session;
           session = null;
-          return holding(held, db, chainId, token);
+          return holding(held, db, chainId, token, leaseMs);
         }
         if (!told) logger.warn({ chainId }, 'another process is indexing this chain into this database: waiting for it to stop (one writer per chain)');
         told = true;
@@ -115,9 +125,26 @@ export async function takeWriterLock(db: Database, chainId: number, logger: Logg
   }
 }
 
-function holding(session: Session, db: Database, chainId: number, token: string): WriterLock {
+/**
+ * Has the server end the lock's session after `leaseMs` without a statement (only once the lock
+ * is held: a waiting writer asks less often). A server without `idle_session_timeout`
+ * (PostgreSQL before 14) keeps the session: said once, and the lock then lasts until its
+ * connection closes.
+ */
+async function lease(session: Session, leaseMs: number, chainId: number, logger: Logger): Promise<void> {
+  if (leaseMs <= 0) return;
+  try {
+    await session.query(`SELECT set_config('idle_session_timeout', $1, false)`, [String(leaseMs)]);
+  } catch (error) {
+    if (!(error instanceof Error && /idle_session_timeout/.test(error.message))) throw error;
+    logger.warn({ chainId }, 'this PostgreSQL has no idle_session_timeout (before 14): a frozen writer keeps the chain until its connection closes');
+  }
+}
+
+function holding(session: Session, db: Database, chainId: number, token: string, leaseMs: number): WriterLock {
   // (a heartbeat that fails for a lost connection: the session's `lost` says so)
-  const heartbeat = setInterval(() => void session.query('SELECT 1').catch(() => undefined), HEARTBEAT_MS);
+  const every = leaseMs > 0 ? Math.min(HEARTBEAT_MS, Math.ceil(leaseMs / 5)) : HEARTBEAT_MS;
+  const heartbeat = setInterval(() => void session.query('SELECT 1').catch(() => undefined), every);
   heartbeat.unref();
   const lost = session.lost.catch((error: unknown) => {
     clearInterval(heartbeat);
@@ -125,7 +152,7 @@ function holding(session: Session, db: Database, chainId: number, token: string)
   });
   lost.catch(() => undefined);
   return {
-    db: fenced(db, chainId, token),
+    db: fenced(db, chainId, token, leaseMs),
     lost,
     release: async () => {
       clearInterval(heartbeat);

@@ -15,11 +15,15 @@ import { freshDatabase, postgresAvailable } from '../support/databases.js';
 import { openDatabase } from '../../src/db/client.js';
 import { ensureChain } from '../../src/db/queries/chains.js';
 import { takeWriterLock, WriterLockLostError } from '../../src/indexer/writer-lock.js';
+import { rootSettings } from '../../src/config/settings.js';
+import { DatabaseUnavailableError } from '../../src/db/client.js';
 
 const quietLogger = { info: () => undefined, warn: () => undefined, debug: () => undefined, error: () => undefined };
 
 const CHAIN_ID = 31337;
 const WAITING = 'another process is indexing this chain into this database: waiting for it to stop (one writer per chain)';
+const TOOK_OVER = 'the other writer of this chain stopped: indexing';
+const LEASE_MS = rootSettings.writerLeaseMs.default;
 const committed = (l: LogLine) => l.msg === 'batch committed';
 
 describe.runIf(await postgresAvailable())('two `explorer index` processes on one chain and one PostgreSQL', () => {
@@ -38,6 +42,7 @@ describe.runIf(await postgresAvailable())('two `explorer index` processes on one
   afterAll(async () => {
     await node?.stop();
   });
+  const atHead = (l: LogLine) => (committed(l) && BigInt(String(l.indexed)) >= chain.head) || (isPipelineStart(l) && BigInt(String(l.from)) > chain.head);
 
   it('the second waits while the first writes, takes over when it is killed, and the database equals the node', async () => {
     const target = await crashTarget('postgres');
@@ -54,8 +59,8 @@ describe.runIf(await postgresAvailable())('two `explorer index` processes on one
       expect(first.child.exitCode).toBeNull();
       const killedAt = Date.now();
       expect((await killHard(first)).signal).toBe('SIGKILL');
-      await second.waitForLog((l) => l.msg === 'the other writer of this chain stopped: indexing', 60_000);
-      await second.waitForLog((l) => (committed(l) && BigInt(String(l.indexed)) >= chain.head) || (isPipelineStart(l) && BigInt(String(l.from)) > chain.head), 180_000);
+      await second.waitForLog((l) => l.msg === TOOK_OVER, 60_000);
+      await second.waitForLog(atHead, 180_000);
       expect(second.logs.filter(committed).every((l) => Number(l.time) >= killedAt)).toBe(true);
       const report = (await target.inspect((db) => compareWithNode(db, { url: node.url, chainId: CHAIN_ID, holdings: chain.holdings, balanceOfTokens: chain.balanceOfTokens })))!;
       console.log(`two writers, one chain: ${describeReport(report)}`);
@@ -68,13 +73,80 @@ describe.runIf(await postgresAvailable())('two `explorer index` processes on one
     }
   }, 600_000);
 
+  it('a frozen writer (SIGSTOP) loses the chain after its lease; the one waiting takes over; resumed, it writes nothing and waits', async () => {
+    const target = await crashTarget('postgres');
+    const lease = 3_000;
+    const spawn = () =>
+      spawnIndexer({ chainId: CHAIN_ID, rpcUrl: node.url, dataDir: target.dataDir, databaseUrl: target.databaseUrl, env: { LOG_LEVEL: 'debug', EXPLORER_WRITER_LEASE_MS: String(lease) } });
+    const first = spawn();
+    let second: IndexerProcess | null = null;
+    try {
+      await first.waitForLog(committed, 120_000);
+      second = spawn();
+      await second.waitForLog((l) => l.msg === WAITING, 60_000);
+      // frozen, not dead: its connections stay open, so only the lease can free the chain
+      const frozenAt = Date.now();
+      first.child.kill('SIGSTOP');
+      const tookOver = await second.waitForLog((l) => l.msg === TOOK_OVER, 60_000);
+      expect(Number(tookOver.time) - frozenAt).toBeGreaterThanOrEqual(lease - 500);
+      await second.waitForLog(atHead, 180_000);
+      const resumedAt = Date.now();
+      first.child.kill('SIGCONT');
+      await first.waitForLog((l) => l.msg === 'lost the writer lock: taking it again', 60_000);
+      await first.waitForLog((l) => l.msg === WAITING && Number(l.time) >= resumedAt, 60_000);
+      // the resumed writer rolled back whatever it had open and committed nothing since it froze
+      expect(first.logs.filter((l) => committed(l) && Number(l.time) >= frozenAt)).toEqual([]);
+      expect(second.child.exitCode).toBeNull();
+      const report = (await target.inspect((db) => compareWithNode(db, { url: node.url, chainId: CHAIN_ID, holdings: chain.holdings, balanceOfTokens: chain.balanceOfTokens })))!;
+      console.log(`a frozen writer and a waiting one: ${describeReport(report)}`);
+      expect(mismatchCount(report), describeReport(report)).toBe(0);
+      expect(report.indexedBlock).toBeGreaterThanOrEqual(chain.head);
+    } finally {
+      first.child.kill('SIGCONT');
+      await killHard(first).catch(() => undefined);
+      if (second) await killHard(second).catch(() => undefined);
+      await target.drop();
+    }
+  }, 600_000);
+
+  it("a transaction its writer leaves open longer than the lease is ended by the server, and its row locks with it", async () => {
+    const fresh = await freshDatabase('postgres');
+    const other = await openDatabase({ databaseUrl: fresh.url! });
+    const stop = new AbortController();
+    try {
+      await ensureChain(fresh.db, CHAIN_ID);
+      const lock = (await takeWriterLock(fresh.db, CHAIN_ID, quietLogger, stop.signal, 1_500))!;
+      let proceed!: () => void;
+      const held = new Promise<void>((r) => (proceed = r));
+      const batch = lock.db.transaction(async (tx) => {
+        await tx.query('UPDATE chains SET indexed_block = 5 WHERE chain_id = $1', [CHAIN_ID]);
+        await held;
+        await tx.query('SELECT 1');
+      });
+      // the row the open transaction holds is free again once the lease has run out
+      const started = Date.now();
+      await other.query('UPDATE chains SET head_block = 9 WHERE chain_id = $1', [CHAIN_ID]);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+      proceed();
+      await expect(batch).rejects.toBeInstanceOf(DatabaseUnavailableError);
+      expect(await other.query('SELECT indexed_block::text AS i, head_block::text AS h FROM chains WHERE chain_id = $1', [CHAIN_ID])).toEqual([{ i: null, h: '9' }]);
+      // the lock itself is kept by its heartbeat
+      expect(await Promise.race([lock.lost.then(() => 'kept', () => 'lost'), new Promise((r) => setTimeout(() => r('kept'), 2_000))])).toBe('kept');
+      await lock.release();
+    } finally {
+      stop.abort();
+      await other.close();
+      await fresh.drop();
+    }
+  }, 60_000);
+
   it('a writer that lost its lock mid-transaction cannot commit it once another took over (the fence)', async () => {
     const fresh = await freshDatabase('postgres');
     const second = await openDatabase({ databaseUrl: fresh.url! });
     const stop = new AbortController();
     try {
       await ensureChain(fresh.db, CHAIN_ID);
-      const first = (await takeWriterLock(fresh.db, CHAIN_ID, quietLogger, stop.signal))!;
+      const first = (await takeWriterLock(fresh.db, CHAIN_ID, quietLogger, stop.signal, LEASE_MS))!;
       let proceed!: () => void;
       const held = new Promise<void>((r) => (proceed = r));
       // the first writer's batch: a row written, not yet committed, when its lock's connection goes
@@ -88,7 +160,7 @@ describe.runIf(await postgresAvailable())('two `explorer index` processes on one
       await fresh.db.query('SELECT pg_terminate_backend($1)', [lockHolder!.pid]);
       await expect(first.lost).rejects.toBeInstanceOf(WriterLockLostError);
       // another process takes the chain over while that transaction is still open
-      const secondLock = (await takeWriterLock(second, CHAIN_ID, quietLogger, stop.signal))!;
+      const secondLock = (await takeWriterLock(second, CHAIN_ID, quietLogger, stop.signal, LEASE_MS))!;
       proceed();
       await expect(batch).rejects.toBeInstanceOf(WriterLockLostError);
       expect(await second.query(`SELECT 1 FROM api_keys WHERE name = 'stale writer'`)).toEqual([]);
@@ -112,7 +184,8 @@ describe.runIf(await postgresAvailable())('two `explorer index` processes on one
     const stop = new AbortController();
     try {
       await ensureChain(db, CHAIN_ID);
-      const lock = (await takeWriterLock(db, CHAIN_ID, quietLogger, stop.signal))!;
+      // no lease of its own (0), so the database's 3 s is what the heartbeat must outlive
+      const lock = (await takeWriterLock(db, CHAIN_ID, quietLogger, stop.signal, 0))!;
       const outcome = await Promise.race([lock.lost.then(() => 'kept', () => 'lost'), new Promise((r) => setTimeout(() => r('kept'), 9_000))]);
       expect(outcome).toBe('kept');
       await lock.release();

@@ -53,7 +53,7 @@ const indexerRole: Role = async (rt) => {
       rpc.close();
     }
   }
-  const handle = startIndexers(rt.db, rt.config.chains, rt.logger.child({ role: 'indexer' }), { metrics: rt.metrics });
+  const handle = startIndexers(rt.db, rt.config.chains, rt.logger.child({ role: 'indexer' }), { metrics: rt.metrics, writerLeaseMs: rt.config.writerLeaseMs });
   handle.done.catch((error: unknown) => {
     rt.logger.fatal({ err: error }, 'indexer stopped');
     // the log may go to a collector; an operator at the terminal reads stderr
