@@ -48,6 +48,7 @@ const SAMPLES: Record<string, Sample> = {
     expect: { env: 'postgres://env/db', file: 'postgres://file/db', none: null }, read: (c) => c.databaseUrl,
   },
   databasePoolSize: { env: '7', file: 8, expect: { env: 7, file: 8, none: 10 }, read: (c) => c.databasePoolSize },
+  writerLeaseMs: { env: '5000', file: 0, expect: { env: 5000, file: 0, none: 30_000 }, read: (c) => c.writerLeaseMs },
   logLevel: { env: 'debug', file: 'warn', expect: { env: 'debug', file: 'warn', none: 'info' }, read: (c) => c.logLevel },
   metricsPort: { flag: '9101', env: '9102', file: 9103, expect: { flag: 9101, env: 9102, file: 9103, none: null }, read: (c) => c.metricsPort },
   chains: {
