@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ConfigError } from '../../config/config.js';
 import { presentedKey } from '../auth/key-resolver.js';
@@ -6,7 +6,7 @@ import { isWellFormedKey } from '../auth/key-format.js';
 import { HttpError } from '../http-error.js';
 import { API_KEY_FORMAT_TEXT } from '../limits.js';
 
-const digest = (text: string) => createHash('sha256').update(text).digest();
+const digest = (text: string) => hash('sha256', text, 'buffer');
 
 /**
  * The admin scope's gate: only a key of EXPLORER_ADMIN_KEYS passes. No key is 401; any other

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ConfigError } from '../../config/config.js';
 import { MAX_PARAMETER_LENGTH } from '../limits.js';
@@ -34,7 +34,7 @@ function chainIdOf(request: FastifyRequest): unknown {
   return fromPath !== undefined ? fromPath : (request.query as Record<string, unknown>).chainid;
 }
 
-const digest = (text: string) => createHash('sha256').update(text).digest();
+const digest = (text: string) => hash('sha256', text, 'buffer');
 
 /**
  * Whether `presented` is the secret, in time that does not depend on where they differ: both
