@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/client.js';
 import { listChains, type ChainStatus } from '../db/queries/chains.js';
 import { listRestrictedAddresses } from '../db/queries/restricted.js';
+import type { Hex } from '../db/rows.js';
 
 /**
  * What every request needs to know and that changes rarely (the served chains, the
@@ -56,6 +57,20 @@ export class Registry {
     const refresh = this.due();
     if (refresh) await refresh;
     return addresses.some((address) => this.restrictedNow(chainId, address));
+  }
+
+  /** The addresses restricted on the chain (everywhere or on it alone), lowercase. */
+  async restrictedOn(chainId: number): Promise<Hex[]> {
+    const refresh = this.due();
+    if (refresh) await refresh;
+    const own = `${chainId}:`;
+    const out: Hex[] = [];
+    for (const entry of this.restricted) {
+      if (!entry.includes(':')) out.push(entry as Hex);
+      else if (entry.startsWith(own)) out.push(entry.slice(own.length) as Hex);
+      else if (entry.startsWith('0:')) out.push(entry.slice(2) as Hex);
+    }
+    return out;
   }
 
   private restrictedNow(chainId: number, address: string): boolean {

@@ -177,7 +177,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       keylessOrigins: options.api.publicRateLimit === null ? null : new Set(options.api.corsOrigins),
     });
     parameterLimits(api);
-    chainScope(api, registry, options.api.restrictedKey);
+    const restrictedInLists = chainScope(api, registry, options.api.restrictedKey);
     // (before the page cache: a key with private entries gets answers, and cache entries, of its own)
     const accounts = new AccountIndex(db);
     privateAddressData(api, db, accounts);
@@ -187,7 +187,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     blocksValidatedRoute(api, db);
     blockRoute(api, db);
     tokenCountersRoute(api, db);
-    await etherscanRoutes(api, db);
+    await etherscanRoutes(api, db, restrictedInLists);
     tokenRoute(api, db);
     addressRoutes(api, db);
     chainInfoRoutes(api, db);

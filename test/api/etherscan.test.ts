@@ -367,6 +367,20 @@ describe.each(await availableEngines())('Etherscan-style API on %s', (engine) =>
       expect((await holdings('addresstokenbalance', { page: 1_000_000, offset: 100 })).body).toEqual({ status: '0', message: 'No records found', result: [] });
     });
 
+    it("a restricted token is left out of anyone's holdings unless the request carries the secret key, and pages stay full", async () => {
+      const holder = HOLDERS[1]!.holder;
+      const tokens = async (extra: Record<string, string | number>) =>
+        ((await holdings('addresstokenbalance', { address: holder, ...extra })).body.result as Array<{ TokenAddress: string }>).map((r) => r.TokenAddress);
+      const both = [TOKEN, RESTRICTED].sort();
+      expect(await tokens({})).toEqual([TOKEN]);
+      expect(await tokens({ key: 'wrong' })).toEqual([TOKEN]);
+      expect(await tokens({ key: SECRET })).toEqual(both);
+      // one a page: the restricted token is not a hole in a page, whichever side of TOKEN it sorts
+      expect(await tokens({ page: 1, offset: 1 })).toEqual([TOKEN]);
+      expect((await holdings('addresstokenbalance', { address: holder, page: 2, offset: 1 })).body.result).toEqual([]);
+      expect(await tokens({ page: 2, offset: 1, key: SECRET })).toEqual([both[1]]);
+    });
+
     it('an address that holds nothing, the zero address, a bad address', async () => {
       const none = { status: '0', message: 'No records found', result: [] };
       expect((await holdings('addresstokenbalance', { address: addressOf(8, 'idle') })).body).toEqual(none);

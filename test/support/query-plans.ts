@@ -11,6 +11,7 @@
  */
 import { expect } from 'vitest';
 import type { Database, Queryable } from '../../src/db/client.js';
+import { arrayLiteral } from '../../src/db/array-literal.js';
 
 export interface PlanNode {
   'Node Type': string;
@@ -38,7 +39,7 @@ function planNodes(rows: Array<{ 'QUERY PLAN': unknown }>): PlanNode[] {
 
 /** A parameter as an SQL literal, for EXECUTE (whose arguments cannot be bound). */
 function literal(value: unknown): string {
-  const text = Buffer.isBuffer(value) ? `\\x${value.toString('hex')}` : String(value);
+  const text = Buffer.isBuffer(value) ? `\\x${value.toString('hex')}` : Array.isArray(value) ? String(arrayLiteral(value)) : String(value);
   return `'${text.replaceAll("'", "''")}'`;
 }
 

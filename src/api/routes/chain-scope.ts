@@ -5,6 +5,7 @@ import { MAX_PARAMETER_LENGTH } from '../limits.js';
 import type { ChainStatus } from '../../db/queries/chains.js';
 import { HttpError, notFound } from '../http-error.js';
 import type { Registry } from '../registry.js';
+import type { Hex } from '../../db/rows.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -55,7 +56,7 @@ export function secretMatcher(secret: string | null): (presented: unknown) => bo
  * restricted path address is a 403 unless `key` carries the operator's secret. Both come before validation so the page cache,
  * which runs next, may answer a repeated request without validating it again.
  */
-export function chainScope(app: FastifyInstance, registry: Registry, restrictedKey: string | null): void {
+export function chainScope(app: FastifyInstance, registry: Registry, restrictedKey: string | null): RestrictedInLists {
   const isSecret = secretMatcher(restrictedKey);
   app.decorateRequest('chain', null as unknown as ChainStatus);
   app.addHook('preValidation', async (request: FastifyRequest) => {
@@ -68,4 +69,12 @@ export function chainScope(app: FastifyInstance, registry: Registry, restrictedK
     if (!(await registry.anyRestricted(chain.chainId, scopedAddresses(request)))) return;
     if (!isSecret((request.query as { key?: unknown }).key)) throw new HttpError(403, 'Restricted access');
   });
+  return async (request) => (isSecret((request.query as { key?: unknown }).key) ? [] : registry.restrictedOn(request.chain.chainId));
 }
+
+/**
+ * The restricted addresses a list must leave out for this request (none when its `key` is the
+ * secret): a restricted token named in no path still must not show through another address's
+ * list of holdings, which asked for each holder would rebuild its holders.
+ */
+export type RestrictedInLists = (request: FastifyRequest) => Promise<Hex[]>;

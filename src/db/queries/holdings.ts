@@ -20,6 +20,8 @@ export interface HoldingsParams {
   limit: number;
   /** by token address */
   sort: 'asc' | 'desc';
+  /** tokens left out (the restricted ones, unless the request may see them) */
+  hidden?: readonly Hex[];
 }
 
 /**
@@ -40,9 +42,10 @@ export function holdingsQuery(params: HoldingsParams) {
                          WHERE t.chain_id = b.chain_id AND t.address = b.token AND t.type = $3 LIMIT 1) t
      WHERE b.chain_id = $1 AND b.holder = $2 AND b.value > 0 AND b.token_id IS NULL
        AND b.holder <> '\\x0000000000000000000000000000000000000000'::bytea
+       AND b.token NOT IN (SELECT decode(h, 'hex') FROM unnest($6::text[]) h)
      ORDER BY b.token ${dir}
      LIMIT $4 OFFSET $5`;
-  return { text, args: [params.chainId, toBytea(params.holder), params.type, params.limit, params.offset] };
+  return { text, args: [params.chainId, toBytea(params.holder), params.type, params.limit, params.offset, (params.hidden ?? []).map((h) => h.slice(2))] };
 }
 
 export async function holdingsWindow(db: Queryable, params: HoldingsParams): Promise<Holding[]> {

@@ -1,4 +1,5 @@
 import type { Database } from '../../../db/client.js';
+import type { Hex } from '../../../db/rows.js';
 import type { Envelope } from './envelope.js';
 import type { EtherscanQuery } from './params.js';
 
@@ -7,6 +8,8 @@ export interface ActionContext {
   chainId: number;
   /** the query, every name lowercased */
   query: EtherscanQuery;
+  /** the restricted addresses a list must leave out for this request (chain-scope.ts) */
+  hidden(): Promise<Hex[]>;
 }
 
 /** One `module`/`action` pair of that API that our data answers. */

@@ -22,11 +22,11 @@ export function holdingsAction(spec: HoldingsSpec): EtherscanAction {
     action: spec.action,
     summary: spec.summary,
     parameters: { address: 'the holder', ...PAGING_PARAMETERS },
-    async run({ db, chainId, query }) {
+    async run({ db, chainId, query, hidden }) {
       const holder = addressParam(query, 'address', TEXT.address);
       // any page: an address may hold more than 10,000 tokens, and each page is one range scan
       const window = pageWindow(query, { deep: true, sort: 'asc' });
-      const rows = await holdingsWindow(db, { chainId, holder, type: spec.type, ...window });
+      const rows = await holdingsWindow(db, { chainId, holder, type: spec.type, ...window, hidden: await hidden() });
       if (rows.length === 0) return noRecords(EMPTY.records);
       return ok(
         rows.map((h) => ({

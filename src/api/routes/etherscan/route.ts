@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Database } from '../../../db/client.js';
+import type { RestrictedInLists } from '../chain-scope.js';
 import { MAX_PARAMETER_LENGTH } from '../../limits.js';
 import { ACTIONS, findAction } from './actions.js';
 import { EtherscanError, etherscanErrorHandler, TEXT } from './envelope.js';
@@ -46,7 +47,7 @@ const ROUTES = ['/:chain_id/api', '/v2/api', '/api'] as const;
  * `{"status":"0","message":"NOTOK","result":"<text>"}` with that API's texts, a query that
  * matches nothing status "0" with `result: []`, numbers as decimal strings.
  */
-export async function etherscanRoutes(app: FastifyInstance, db: Database): Promise<void> {
+export async function etherscanRoutes(app: FastifyInstance, db: Database, restrictedInLists: RestrictedInLists): Promise<void> {
   await app.register(async (scope) => {
     scope.setErrorHandler(etherscanErrorHandler);
     // (each form with a trailing slash too, `…/api/?module=…` as some clients build it: the
@@ -68,7 +69,7 @@ export async function etherscanRoutes(app: FastifyInstance, db: Database): Promi
           checkChainId(request);
           const lookup = findAction(query.module, query.action);
           if ('unknown' in lookup) throw new EtherscanError(lookup.unknown === 'module' ? TEXT.module : TEXT.action);
-          return lookup.found.run({ db, chainId: request.chain.chainId, query });
+          return lookup.found.run({ db, chainId: request.chain.chainId, query, hidden: () => restrictedInLists(request) });
         },
       );
     }
