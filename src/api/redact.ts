@@ -39,15 +39,40 @@ function parameter(name: string, value: unknown): string {
   return values.map((v) => `${name}=${encodeURIComponent(cut(String(v), MAX_VALUE))}`).join('&');
 }
 
+/** A path segment that may be an address, a hash or a number, and so may be logged as it is. */
+const VALUE_SEGMENT = /^(0x[0-9a-fA-F]{0,128}|[0-9]{1,20})$/;
+
+/**
+ * What a logged path keeps of its segments: the routes' own words (`api`, `tokens`, `holders`…)
+ * and values shaped like an address, a hash or a number that are not one of the operator's
+ * secrets. Anything else is redacted: a client that sends its key in the path (pasted into a
+ * segment, or after a percent-encoded `?`, `/v2/api%3Fapikey=…`) still sent a key.
+ */
+export class LoggedPaths {
+  private readonly words = new Set<string>();
+
+  constructor(private readonly secrets: ReadonlySet<string> = new Set()) {}
+
+  /** Learns a route's literal segments (Fastify's onRoute). */
+  addRoute(url: string): void {
+    for (const segment of url.split('/')) if (segment !== '' && !/[:*]/.test(segment)) this.words.add(segment);
+  }
+
+  path(path: string): string {
+    const segments = cut(path, MAX_PATH).split('/');
+    return segments.map((s) => (s === '' || this.words.has(s) || (VALUE_SEGMENT.test(s) && !this.secrets.has(s)) ? s : REDACTED)).join('/');
+  }
+}
+
 /**
  * The request's URL for a log line, built from the parsed query rather than by pattern on the
  * raw text: names are decoded before they are judged, so no encoding of a secret's name lets
- * its value through.
+ * its value through. The path keeps what `paths` allows of it.
  */
-export function loggedUrl(request: { url?: string; query?: unknown }): string {
+export function loggedUrl(request: { url?: string; query?: unknown }, paths: LoggedPaths): string {
   const url = request.url ?? '';
   const q = url.indexOf('?');
-  const path = cut(q === -1 ? url : url.slice(0, q), MAX_PATH);
+  const path = paths.path(q === -1 ? url : url.slice(0, q));
   if (q === -1) return path;
   const query = parsedQuery(request, url.slice(q + 1));
   const parts = Object.entries(query).map(([name, value]) => parameter(name, value));
@@ -60,10 +85,10 @@ export function loggedUrl(request: { url?: string; query?: unknown }): string {
  * its message and stack but not `rawPacket`, the raw bytes Node attaches to a malformed
  * request (its headers, keys included).
  */
-export const logSerializers = {
+export const logSerializers = (paths: LoggedPaths) => ({
   req: (request: { method?: string; url?: string; query?: unknown; ip?: string }) => ({
     method: request.method,
-    url: loggedUrl(request),
+    url: loggedUrl(request, paths),
     remoteAddress: request.ip,
   }),
   err: (error: Error) => {
@@ -71,4 +96,4 @@ export const logSerializers = {
     delete serialized.rawPacket;
     return serialized;
   },
-};
+});

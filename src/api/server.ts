@@ -39,7 +39,7 @@ import { chainInfoRoutes } from './routes/chain-info.js';
 import { adminRoutes } from './routes/admin.js';
 import { accountRoutes } from './routes/account.js';
 import { AccountIndex, privateAddressData } from './account/private-data.js';
-import { loggedUrl, logSerializers } from './redact.js';
+import { LoggedPaths, loggedUrl, logSerializers } from './redact.js';
 
 export interface ServerOptions {
   db: Database;
@@ -56,7 +56,8 @@ export interface ServerOptions {
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
   // Whatever logs a request or an error through this logger (Fastify included) gets the
   // redacting serializers: no key in any encoding, no raw request bytes.
-  const logger = options.logger?.child({}, { serializers: logSerializers });
+  const paths = new LoggedPaths(new Set([...options.api.staticApiKeys, ...options.api.adminKeys, ...(options.api.restrictedKey === null ? [] : [options.api.restrictedKey])]));
+  const logger = options.logger?.child({}, { serializers: logSerializers(paths) });
   const app = Fastify({
     ...(logger ? { loggerInstance: logger } : { logger: false }),
     ...serverTimeouts(options.api),
@@ -82,13 +83,15 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     logController: new LogController({ disableRequestLogging: true }),
   });
   app.server.maxConnections = options.api.maxConnections;
+  // every route's own words may be logged as they are (redact.ts)
+  app.addHook('onRoute', (route) => paths.addRoute(route.url));
   // (skipped when nothing would be logged: building the URL is measurable per request)
   if (logger) {
     app.addHook('onResponse', async (request, reply) => {
       request.log.info(
         {
           method: request.method,
-          url: loggedUrl(request),
+          url: loggedUrl(request, paths),
           status: reply.statusCode,
           ms: Math.round(reply.elapsedTime * 100) / 100,
           // who: the client's address and the key's id (never the key)

@@ -7,12 +7,15 @@ import { buildServer } from '../../src/api/server.js';
 import { ensureChain } from '../../src/db/queries/chains.js';
 import { createApiKey } from '../../src/db/queries/api-keys.js';
 import type { FastifyInstance } from 'fastify';
+import type { Database } from '../../src/db/client.js';
 import { freshDatabase } from '../support/databases.js';
 import { apiConfig } from '../support/api.js';
 import { addressOf } from '../support/seed.js';
 import { leakedSecrets } from '../support/secrets.js';
 
 const SECRET = `restricted-${randomBytes(12).toString('hex')}`;
+/** a static key an operator made with `openssl rand -hex`, 0x-prefixed: shaped like a hash */
+const TEST_KEY_HEX = `0x${randomBytes(32).toString('hex')}`;
 const path = `/1/api/v2/addresses/${addressOf(1)}/blocks-validated`;
 
 /** Every character percent-encoded: `%61%70…`. */
@@ -21,6 +24,7 @@ const encodeAll = (text: string) => [...Buffer.from(text)].map((b) => `%${b.toSt
 describe('keys never reach the logs', () => {
   let app: FastifyInstance;
   let drop: () => Promise<void>;
+  let db: Database;
   let key: string;
   let logged = '';
   const sent: string[] = [SECRET];
@@ -34,6 +38,7 @@ describe('keys never reach the logs', () => {
   beforeAll(async () => {
     const fresh = await freshDatabase('pglite');
     drop = fresh.drop;
+    db = fresh.db;
     await ensureChain(fresh.db, 1);
     ({ key } = await createApiKey(fresh.db, 'log-check', null));
     sent.push(key);
@@ -71,6 +76,15 @@ describe('keys never reach the logs', () => {
       `/health?apikey=${key}&key=${SECRET}`,
       `/docs?apikey=${key}`,
       `/1/api/v2/tokens/0x${'a'.repeat(2_100)}/holders?apikey=${key}&key=${SECRET}`, // router's max param length
+      // in the path: after a percent-encoded `?`, pasted into a segment, encoded there
+      `/v2/api%3Fchainid=1&module=token&action=tokenholdercount&apikey=${key}`,
+      `/v2/api%3fchainid=1&apikey=${wrongKey()}&key=${SECRET}`,
+      `${path}%3Fapikey=${key}`,
+      `/1/api/v2/tokens/${key}/holders`,
+      `/1/api/v2/tokens/${encodeAll(key)}/holders`,
+      `/1/api/v2/addresses/${SECRET}/blocks-validated`,
+      `/${key}`,
+      `/1/api/v2/tokens/${addressOf(2)};apikey=${wrongKey()}/holders`,
     ];
     const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     for (const url of urls) await (await fetch(`${base}${url}`)).arrayBuffer();
@@ -89,6 +103,31 @@ describe('keys never reach the logs', () => {
     expect(logged).toContain('items_count=1');
     expect(logged).toContain(`/v2/api?chainid=1&module=token&action=tokenholdercount&contractaddress=${addressOf(2)}&apikey=[redacted]&key=[redacted]`);
     expect(leakedSecrets(logged, sent)).toEqual([]);
+    // what a path may still show: the routes' words, addresses and numbers
+    expect(logged).toContain(`"url":"/1/api/v2/tokens/[redacted]/holders"`);
+    expect(logged).toContain(`"url":"/v2/[redacted]"`);
+    expect(logged).toContain(`"url":"${path}?key=[redacted]"`);
+  });
+
+  it('nor a static or admin key, or the secret, shaped like a number or an address in the path', async () => {
+    const hexKey = `0x${randomBytes(20).toString('hex')}`;
+    const digits = '73194062851904736251';
+    let own = '';
+    const sink = new Writable({ write: (chunk, _enc, done) => ((own += chunk.toString()), done()) });
+    const server = await buildServer({
+      db,
+      api: apiConfig({ staticApiKeys: [TEST_KEY_HEX], adminKeys: [digits], restrictedKey: hexKey }),
+      logger: pino({ level: 'info' }, sink),
+    });
+    try {
+      for (const url of [`/1/api/v2/tokens/${TEST_KEY_HEX}/holders`, `/api/v2/admin/keys/${digits}`, `/1/api/v2/addresses/${hexKey}/blocks-validated`, `/1/api/v2/blocks/12345`]) {
+        await server.inject({ method: 'GET', url });
+      }
+    } finally {
+      await server.close();
+    }
+    expect(leakedSecrets(own, [TEST_KEY_HEX, digits, hexKey])).toEqual([]);
+    expect(own).toContain(`"url":"/1/api/v2/blocks/12345"`);
   });
 
   it('nor does a malformed request, whose raw bytes Node keeps on the error', async () => {
