@@ -102,7 +102,17 @@ describe.each(await availableEngines())('API keys through the admin API on %s', 
     expect(zero.json().errors[0].detail).toBe('0 is smaller than inclusive minimum 1');
     const notJson = await api.app.inject({ method: 'POST', url: '/api/v2/admin/keys', headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'application/json' }, payload: '{"name":' });
     expect(notJson.statusCode).toBe(400);
-    for (const id of ['0', '-1', 'abc', '99999999999999999999']) expect([id, (await admin('DELETE', `/api/v2/admin/keys/${id}`)).statusCode]).toEqual([id, 422]);
+    // ids are decimal text, as every integer parameter: `1e0` or `1.0` is no key's id, even where a key 1 exists
+    const ids = before.map((r) => String((r as { id: number }).id));
+    expect(ids.length).toBeGreaterThan(0);
+    for (const id of ['0', '-1', 'abc', '99999999999999999999', `${ids[0]}e0`, `${ids[0]}.0`, `0x${ids[0]}`, ` ${ids[0]}`]) {
+      expect([id, (await admin('DELETE', `/api/v2/admin/keys/${encodeURIComponent(id)}`)).statusCode]).toEqual([id, 422]);
+    }
+    expect((await admin('DELETE', `/api/v2/admin/keys/${ids[0]}e0`)).json().errors[0].detail).toBe('Invalid integer. Got: string');
+    // the bound quotes the value sent, not the double it rounds to
+    expect((await admin('DELETE', '/api/v2/admin/keys/99999999999999999999')).json().errors[0].detail).toBe(
+      `99999999999999999999 is larger than inclusive maximum ${Number.MAX_SAFE_INTEGER}`,
+    );
     expect(await api.db.query('SELECT id FROM api_keys')).toEqual(before);
   });
 
