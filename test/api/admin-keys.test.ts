@@ -128,6 +128,11 @@ describe.each(await availableEngines())('API keys through the admin API on %s', 
       const none = await api.app.inject({ method, url, ...(body ? { payload: body as object } : {}) });
       expect([method, url, none.statusCode]).toEqual([method, url, 401]);
       for (const key of [apiKey, TEST_KEY]) expect([method, url, (await admin(method, url, body, key)).statusCode]).toEqual([method, url, 403]);
+      // the admin key itself, in the URL: refused, beside the right header too
+      const inUrl = `${url}?apikey=${encodeURIComponent(ADMIN_KEY)}`;
+      const queried = await api.app.inject({ method, url: inUrl, ...(body ? { payload: body as object } : {}) });
+      expect([method, url, queried.statusCode, queried.json().message]).toEqual([method, url, 401, 'Admin keys go in the x-api-key header or Authorization: Bearer, never in the URL']);
+      expect([method, url, (await admin(method, inUrl, body)).statusCode]).toEqual([method, url, 401]);
     }
     expect(await api.db.query('SELECT id, revoked_at FROM api_keys ORDER BY id')).toEqual(before);
   });

@@ -9,7 +9,8 @@ import { API_KEY_FORMAT_TEXT } from '../limits.js';
 const digest = (text: string) => hash('sha256', text, 'buffer');
 
 /**
- * The admin scope's gate: only a key of EXPLORER_ADMIN_KEYS passes. No key is 401; any other
+ * The admin scope's gate: only a key of EXPLORER_ADMIN_KEYS passes, from a header (an `apikey`
+ * in the query is refused whatever it holds). No key is 401; any other
  * key, a valid API key included, is 403 (API keys are accounts of customers, never operators).
  * Keys are compared as SHA-256 digests with timingSafeEqual, each against every admin key.
  * Every request first spends its client address's budget, so guessing admin keys is limited
@@ -22,7 +23,9 @@ export function adminAuth(app: FastifyInstance, adminKeys: readonly string[]): v
   });
   app.addHook('onRequest', async (request: FastifyRequest, reply) => {
     await app.limitByAddress(request, reply);
-    const presented = presentedKey(request.query, request.headers);
+    // an operator's key in a URL would sit in proxies' and browsers' histories: headers only
+    if ((request.query as Record<string, unknown>).apikey !== undefined) throw new HttpError(401, 'Admin keys go in the x-api-key header or Authorization: Bearer, never in the URL');
+    const presented = presentedKey(undefined, request.headers);
     if (presented === null) throw new HttpError(401, 'Admin key required');
     const d = digest(presented);
     let ok = false;
