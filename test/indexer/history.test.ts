@@ -98,6 +98,9 @@ describe.each(await availableEngines())('balance history on %s', (engine) => {
       const next = await api.get(holdersPath, pinned);
       expect(next.status).toBe(422);
       expect(next.body.errors[0]).toMatchObject({ source: { pointer: '/block_hash' }, detail: expect.stringMatching(new RegExp(`^block ${at} was replaced by a reorg after this paging began`)) });
+      // a hash that never was that block's is not called a reorg
+      const madeUp = await api.get(holdersPath, { ...pinned, block_hash: `0x${'00'.repeat(32)}` });
+      expect([madeUp.status, madeUp.body.errors[0].detail]).toEqual([422, `0x${'00'.repeat(32)} is not the hash of block ${at}: start again from the first page`]);
       const again = await api.get(holdersPath, { block_number: Number(at), items_count: 1 });
       expect(again.body.next_page_params.block_hash).toBe((await node.public.getBlock({ blockNumber: at })).hash);
       expect(again.body.next_page_params.block_hash).not.toBe(pinned.block_hash);

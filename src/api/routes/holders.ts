@@ -7,7 +7,7 @@ import { HoldersPage, HoldersQuery } from '../schemas/holders.js';
 import { holderRowView, holdersNextPageParams, holdersPageJson, type HoldersPageView } from '../views/holder.js';
 import { okSerializer } from '../ok-serializer.js';
 import { InvalidParameterError, notFound } from '../http-error.js';
-import { consensusHashes } from '../../db/queries/progress.js';
+import { consensusHashes, wasOrphaned } from '../../db/queries/progress.js';
 import { pastBlockOrRefuse } from '../past-block.js';
 
 const DEFAULT_PAGE_SIZE = 50;
@@ -45,10 +45,13 @@ async function sourceOf(db: Database, chainId: number, token: Hex, q: HoldersQue
   }
   const block = BigInt(q.block_number);
   const hash = (await consensusHashes(db, chainId, block, block)).get(block) ?? null;
-  if (q.block_hash !== undefined && q.block_hash.toLowerCase() !== hash) {
-    throw new InvalidParameterError([
-      { param: 'block_hash', detail: `block ${block} was replaced by a reorg after this paging began (it was ${q.block_hash.toLowerCase()}): start again from the first page` },
-    ]);
+  const sent = q.block_hash?.toLowerCase();
+  if (sent !== undefined && sent !== hash) {
+    // a cursor's hash whose block a reorg replaced, or one that never was that block's
+    const detail = (await wasOrphaned(db, chainId, block, sent))
+      ? `block ${block} was replaced by a reorg after this paging began (it was ${sent}): start again from the first page`
+      : `${sent} is not the hash of block ${block}: start again from the first page`;
+    throw new InvalidParameterError([{ param: 'block_hash', detail }]);
   }
   await pastBlockOrRefuse(db, chainId, token, block);
   return { source: { kind: 'past', block }, ...(hash !== null ? { block: { number: q.block_number, hash } } : {}) };

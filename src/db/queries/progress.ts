@@ -72,6 +72,15 @@ export async function consensusHashes(db: Queryable, chainId: number, from: bigi
   return new Map(rows.map((r) => [BigInt(r.number), fromHexText(r.hash)]));
 }
 
+/** Whether `hash` was block `number` of the chain until a reorg replaced it (an orphaned block kept as type "reorg"). */
+export async function wasOrphaned(db: Queryable, chainId: number, number: bigint, hash: string): Promise<boolean> {
+  const rows = await db.query(
+    `SELECT 1 FROM blocks WHERE chain_id = $1 AND hash = decode($2, 'hex') AND number = $3 AND NOT consensus`,
+    [chainId, hash.slice(2), number.toString()],
+  );
+  return rows.length > 0;
+}
+
 /**
  * Marks the blocks above `ancestor` as orphaned: they stay, listed as type "reorg". Returns how
  * many, and the uncles they included (which go with them: write-uncles.ts releaseUncles).
