@@ -103,9 +103,10 @@ export function startIndexers(db: Database, chains: readonly ChainConfig[], logg
         // one chain's fault (a node reset to another chain, a setting its node refutes) stops
         // that chain only: the others go on, /health and the log say which stopped and why; the
         // last chain gone ends the process (cli/commands/run.ts)
+        // recorded whether or not it is the last: the readers' /health says so either way
+        await recordIndexerFailure(db, chain.chainId, 'stopped').catch(() => undefined);
         if (++stopped === chains.length) throw error;
         logger.error({ chainId: chain.chainId, err: error }, 'indexing of this chain stopped on an error it does not retry; the other chains go on');
-        await recordIndexerFailure(db, chain.chainId, 'stopped').catch(() => undefined);
         return;
       } finally {
         await lock.release();

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { POSTGRES_ADMIN_URL, postgresAvailable } from '../support/databases.js';
 import { runCli, type CliResult } from '../support/cli.js';
+import { startTestNode } from '../support/anvil.js';
 
 const ADDRESS = '0x00000000000000000000000000000000000000a1';
 
@@ -107,6 +108,24 @@ describe('CLI errors: one line, exit code ≠ 0', () => {
     expect(verbose.stderr.split('\n')[0]).toMatch(/^explorer: PostgreSQL: database "explorer_no_such_database" does not exist/);
     expect(verbose.stderr).toMatch(/\n\s+at /);
   }, 60_000);
+});
+
+describe('a refused start leaves nothing behind', () => {
+  // outside review: a start refused for a URL of another chain registered the chain anyway, and
+  // every reader's /health then reported it as never reached
+  it('`index` whose node serves another chain exits with one line and registers no chain', async () => {
+    const node = await startTestNode();
+    try {
+      const dir = cwd();
+      const env = { EXPLORER_DATA_DIR: join(dir, 'data') };
+      expectOneLine(await runCli(['index', '--chain', `1=${node.url}`], { cwd: dir, env }), new RegExp(`serves chain id 31337, not 1$`));
+      const listed = await runCli(['chains', 'list'], { cwd: dir, env });
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(listed.stdout).not.toMatch(/^1\t/m);
+    } finally {
+      await node.stop();
+    }
+  }, 120_000);
 });
 
 describe('settings reach the commands that use them', () => {

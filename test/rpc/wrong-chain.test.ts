@@ -106,6 +106,10 @@ describe('a node that shares not even the first indexed block', () => {
       expect((stopped as Error).message).toMatch(/^chain 31337: the node's blocks differ from the index's all the way down to block 0, the first indexed/);
       // nothing was rolled back: the index still holds the first node's blocks
       expect((await indexedBlock(database.db, CHAIN))?.number).toBe(3n);
+      // and the database says it stopped, though it was the process's only chain (outside
+      // review: the last chain's stop went unrecorded, and the readers' /health stayed ok)
+      const status = (await listChains(database.db)).find((c) => c.chainId === CHAIN)!;
+      expect([status.failure, status.failingSince === null]).toEqual(['stopped', false]);
     } finally {
       await database.drop();
       await Promise.all([first.stop(), second.stop()]);

@@ -41,13 +41,15 @@ const indexerRole: Role = async (rt) => {
     import('../../chains/index.js'),
     import('../../db/queries/chains.js'),
   ]);
-  // only a process that indexes a chain registers it: any other command run with the
-  // deployment's chain list (EXPLORER_CHAINS) would bring a removed chain back
-  for (const chain of rt.config.chains) await ensureChain(rt.db, chain.chainId, chain.elasticity, chain.blobSchedule ?? null);
+  // Only a process that indexes a chain registers it (any other command run with the
+  // deployment's chain list, EXPLORER_CHAINS, would bring a removed chain back), and only once
+  // its node has said it serves that chain: a start refused for a typo in a URL or a chain id
+  // must not leave a chain that /health then reports as never reached.
   for (const chain of rt.config.chains) {
     const rpc = chainRpcClient(chain, rt.logger);
     try {
       await verifyChainId(rpc, chain.chainId);
+      await ensureChain(rt.db, chain.chainId, chain.elasticity, chain.blobSchedule ?? null);
       await checkChainKindsAtStart({ db: rt.db, chain, rpc, logger: rt.logger, createRpc: otherNodesRpc(chain, rt.logger) }, KIND_CHECK_WAIT_MS);
     } finally {
       rpc.close();
