@@ -58,6 +58,9 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   // redacting serializers: no key in any encoding, no raw request bytes.
   const paths = new LoggedPaths(new Set([...options.api.staticApiKeys, ...options.api.adminKeys, ...(options.api.restrictedKey === null ? [] : [options.api.restrictedKey])]));
   const logger = options.logger?.child({}, { serializers: logSerializers(paths) });
+  if (options.api.publicRateLimit !== null && options.api.corsOrigins.length === 0) {
+    logger?.warn('publicRateLimit is set but corsOrigins is empty: keyless mode serves requests from those origins only, so every request still needs a key');
+  }
   const app = Fastify({
     ...(logger ? { loggerInstance: logger } : { logger: false }),
     ...serverTimeouts(options.api),

@@ -155,6 +155,14 @@ export function integer(min: number, max?: number): Kind<number> {
   };
 }
 
+/** 0 (the feature off) or an integer from `min` to `max`: for durations below which a feature cannot work. */
+export function integerOrOff(min: number, max: number): Kind<number> {
+  return {
+    ...integer(min, max),
+    schema: Type.Union([Type.Literal(0), Type.Integer({ minimum: min, maximum: max })], { errorMessage: `0 (off) or an integer from ${min} to ${max}` }),
+  };
+}
+
 /** A block number: a JSON number, or a decimal string for heights past 2^53. */
 export const blockNumber: Kind<bigint> = {
   schema: Type.Union([Type.Integer({ minimum: 0 }), Type.String({ pattern: '^\\d{1,30}$' })], {
@@ -170,7 +178,7 @@ export function text(options: { pattern?: string; errorMessage?: string; maxLeng
       minLength: 1,
       maxLength: options.maxLength ?? 4_096,
       ...(options.pattern ? { pattern: options.pattern } : {}),
-      errorMessage: options.errorMessage ?? 'a non-empty text',
+      errorMessage: options.errorMessage ?? (options.maxLength === undefined ? 'a non-empty text' : `a non-empty text of at most ${options.maxLength} characters`),
     }),
     fromText: (t) => t,
     toValue: (v: string) => v,

@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from 'commander';
 import { Type } from '@sinclair/typebox';
 import {
-  addressList, blockNumber, choice, integer, listFromText, optional, RPC_URL, setting, text, textList, type Kind, type Setting, type Values,
+  addressList, blockNumber, choice, integer, integerOrOff, listFromText, optional, RPC_URL, setting, text, textList, type Kind, type Setting, type Values,
 } from './setting.js';
 import { API_KEY_FORMAT_TEXT, API_KEY_MAX_LENGTH, API_KEY_MIN_LENGTH, API_KEY_PATTERN, MAX_PARAMETER_LENGTH } from '../api/limits.js';
 import { blobScheduleKind } from './blob-schedule.js';
@@ -79,8 +79,8 @@ export const rootSettings = {
     help: 'PostgreSQL connections per pool; a process opens up to three pools (writes, reads with a statement timeout, prepared page reads), so `serve` holds up to 3 × this under load',
   }),
   writerLeaseMs: setting({
-    key: 'writerLeaseMs', env: 'EXPLORER_WRITER_LEASE_MS', default: 30_000, ...integer(0, 3_600_000),
-    help: 'PostgreSQL: an `explorer index` that stops answering for this long (a frozen process, a paused VM) loses its chains to one waiting to take over: the server ends its writer lock\'s connection and any transaction of its left open; a healthy one speaks every 2 s, or a fifth of this if less (0: never; the lock is then held until its connection closes)',
+    key: 'writerLeaseMs', env: 'EXPLORER_WRITER_LEASE_MS', default: 30_000, ...integerOrOff(5_000, 3_600_000),
+    help: 'PostgreSQL: an `explorer index` that stops answering for this long (a frozen process, a paused VM) loses its chains to one waiting to take over: the server ends its writer lock\'s connection and any transaction of its left open; a healthy one speaks every second (0: never; the lock is then held until its connection closes)',
   }),
   logLevel: setting({ key: 'logLevel', env: 'LOG_LEVEL', default: 'info', ...choice(LOG_LEVELS), help: `log level: ${LOG_LEVELS.join(', ')}` }),
   metricsPort: setting({

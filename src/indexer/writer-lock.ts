@@ -6,8 +6,11 @@ import type { Logger } from './reorg.js';
 
 /** how often a waiting writer asks again */
 const RETRY_MS = 2_000;
-/** the lock's connection says something this often, so that no idle-connection reaper ends it */
-const HEARTBEAT_MS = 2_000;
+/**
+ * The lock's connection says something this often, so that no idle-connection reaper ends it,
+ * nor its own lease (`writerLeaseMs`, at least 5 s: a few beats missed, not one late).
+ */
+const HEARTBEAT_MS = 1_000;
 
 export interface WriterLock {
   /** the chain's database for this writer: each transaction is fenced (see `fenced`) */
@@ -143,8 +146,7 @@ async function lease(session: Session, leaseMs: number, chainId: number, logger:
 
 function holding(session: Session, db: Database, chainId: number, token: string, leaseMs: number): WriterLock {
   // (a heartbeat that fails for a lost connection: the session's `lost` says so)
-  const every = leaseMs > 0 ? Math.min(HEARTBEAT_MS, Math.ceil(leaseMs / 5)) : HEARTBEAT_MS;
-  const heartbeat = setInterval(() => void session.query('SELECT 1').catch(() => undefined), every);
+  const heartbeat = setInterval(() => void session.query('SELECT 1').catch(() => undefined), HEARTBEAT_MS);
   heartbeat.unref();
   const lost = session.lost.catch((error: unknown) => {
     clearInterval(heartbeat);

@@ -130,6 +130,16 @@ describe('keys never reach the logs', () => {
     expect(own).toContain(`"url":"/1/api/v2/blocks/12345"`);
   });
 
+  it('a keyless budget without CORS origins, which can serve no one, is said at start', async () => {
+    let own = '';
+    const sink = new Writable({ write: (chunk, _enc, done) => ((own += chunk.toString()), done()) });
+    for (const corsOrigins of [[], ['https://explorer.example']]) {
+      const server = await buildServer({ db, api: apiConfig({ publicRateLimit: 5, corsOrigins }), logger: pino({ level: 'info' }, sink) });
+      await server.close();
+    }
+    expect(own.match(/publicRateLimit is set but corsOrigins is empty/g)).toHaveLength(1);
+  });
+
   it('nor does a malformed request, whose raw bytes Node keeps on the error', async () => {
     const port = (app.server.address() as AddressInfo).port;
     const raw = `GET ${path}?apikey=${key}&key=${SECRET} HTTP/1.1\r\nhost: x\r\nx-api-key: ${key}\r\nbroken header line\r\n\r\n`;

@@ -47,3 +47,19 @@ it('keys: the limit a key without its own gets, as create and list show it; revo
   expect(revoked.code).toBe(1);
   expect(revoked.stderr).toBe('explorer: no active key with id 99\n');
 }, 120_000);
+
+it('restrict remove names the entry that is there when the one asked for is not', async () => {
+  const data = ['--data-dir', join(dir, 'restrict')];
+  const address = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
+  const run = async (...args: string[]) => {
+    const result = await runCli(['restrict', ...args, ...data], { cwd: dir });
+    expect(result.code, result.stderr).toBe(0);
+    return result.stdout;
+  };
+  const a = address.toLowerCase();
+  await run('add', address, '--chain-id', '31337');
+  expect(await run('remove', address)).toBe(`${a} was not restricted on every chain; it is on chain 31337 (--chain-id 31337)\n`);
+  expect(await run('remove', address, '--chain-id', '5')).toBe(`${a} was not restricted on chain 5; it is on chain 31337 (--chain-id 31337)\n`);
+  expect(await run('remove', address, '--chain-id', '31337')).toBe(`removed ${a}\n`);
+  expect(await run('remove', address)).toBe(`${a} was not restricted\n`);
+}, 120_000);

@@ -75,7 +75,7 @@ describe.runIf(await postgresAvailable())('two `explorer index` processes on one
 
   it('a frozen writer (SIGSTOP) loses the chain after its lease; the one waiting takes over; resumed, it writes nothing and waits', async () => {
     const target = await crashTarget('postgres');
-    const lease = 3_000;
+    const lease = 5_000;
     const spawn = () =>
       spawnIndexer({ chainId: CHAIN_ID, rpcUrl: node.url, dataDir: target.dataDir, databaseUrl: target.databaseUrl, env: { LOG_LEVEL: 'debug', EXPLORER_WRITER_LEASE_MS: String(lease) } });
     const first = spawn();

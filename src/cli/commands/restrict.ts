@@ -23,8 +23,17 @@ export function restrictCommand(): Command {
   chainOption(commonOptions(restrict.command('remove').argument('<address>', 'address', address))).action(
     async (a: Hex, opts: { chainId?: number }, cmd: Command) =>
       withRuntime(cmd, async (rt) => {
-        const ok = await removeRestrictedAddress(rt.db, a, opts.chainId ?? ALL_CHAINS);
-        process.stdout.write(ok ? `removed ${a}\n` : `${a} was not restricted\n`);
+        const chainId = opts.chainId ?? ALL_CHAINS;
+        if (await removeRestrictedAddress(rt.db, a, chainId)) {
+          process.stdout.write(`removed ${a}\n`);
+          return;
+        }
+        // restricted elsewhere: the entry to remove is another chain's (or every chain's)
+        const others = (await listRestrictedAddresses(rt.db)).filter((r) => r.address === a.toLowerCase()).map((r) => r.chainId);
+        const where = (id: number) => (id === ALL_CHAINS ? 'on every chain (remove it without --chain-id)' : `on chain ${id} (--chain-id ${id})`);
+        process.stdout.write(
+          others.length === 0 ? `${a} was not restricted\n` : `${a} was not restricted ${chainId === ALL_CHAINS ? 'on every chain' : `on chain ${chainId}`}; it is ${others.map(where).join(', ')}\n`,
+        );
       }),
   );
   commonOptions(restrict.command('list')).action(async (_o: unknown, cmd: Command) =>
