@@ -1,6 +1,7 @@
 /** That the node serves the chain the index holds: checked at start and when no block is shared. */
 import { ConfigError } from '../config/config.js';
 import type { RpcClient } from '../rpc/client.js';
+import { RequestAbortedError, RetriesExhaustedError } from '../rpc/errors.js';
 
 /**
  * At start, every RPC URL that answers must serve the configured chain (a URL that does not
@@ -14,7 +15,12 @@ export async function verifyChainId(rpc: RpcClient, expected: number): Promise<v
     throw new ConfigError(`chain ${expected}: ${wrong.map((s) => `the RPC endpoint ${s.url} serves chain id ${s.chainId}`).join('; ')}, not ${expected}`);
   }
   if (served.every((s) => s.chainId === null)) {
-    await rpc.getChainId(); // waits out the outage; the URL that answers is asked on the way
+    // waits out an outage; the URL that answers is asked on the way. A refusal no retry cures
+    // (a wrong path: HTTP 404) names the chain and its URLs
+    await rpc.getChainId().catch((error: unknown) => {
+      if (error instanceof RetriesExhaustedError || error instanceof RequestAbortedError) throw error;
+      throw new ConfigError(`chain ${expected}: ${served.map((s) => s.url).join(', ')} did not say which chain ${served.length > 1 ? 'they serve' : 'it serves'}: ${error instanceof Error ? error.message : String(error)}`);
+    });
     await verifyChainId(rpc, expected);
   }
 }

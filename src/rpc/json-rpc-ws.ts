@@ -109,7 +109,7 @@ class Connection {
       socket.on('message', (data: RawData) => this.receive(socket, data));
       socket.on('error', (error: Error & { code?: string }) => {
         failure =
-          error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ? new BodyTooLargeError(this.options.maxResponseBytes) : error;
+          error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ? new BodyTooLargeError(this.options.maxResponseBytes) : withHandshakeStatus(error);
       });
       socket.once('open', () => {
         this.opening = null;
@@ -192,4 +192,14 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pro
       },
     );
   });
+}
+
+/**
+ * A refused handshake as the HTTP status it was (ws says only `Unexpected server response: 404`
+ * in the message), so that the failure is classified as the same answer over HTTP would be: a
+ * 404 or 401 is no outage to wait out, a 429 or 503 is.
+ */
+function withHandshakeStatus(error: Error): Error {
+  const status = /^Unexpected server response: (\d{3})$/.exec(error.message)?.[1];
+  return status === undefined ? error : Object.assign(error, { status: Number(status) });
 }

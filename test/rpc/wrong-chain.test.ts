@@ -4,6 +4,8 @@
  * different chain ids; a third URL that refuses connections stands for a fallback that is down
  * at start.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/config.js';
 import { ForeignChainError, verifyChainId } from '../../src/indexer/chain-identity.js';
@@ -49,6 +51,26 @@ describe('RPC URLs serving another chain', () => {
       expect((refused as Error).message).toBe(`chain ${CHAIN}: the RPC endpoint ${wrong.url} serves chain id ${OTHER}, not ${CHAIN}`);
     } finally {
       rpc.close();
+    }
+  });
+
+  it('at start, a URL that refuses for good (HTTP 404, over HTTP or as a WebSocket handshake) is an error naming the chain and the URL, not a wait', async () => {
+    const notFound = createServer((_req, res) => res.writeHead(404).end('not found'));
+    await new Promise<void>((r) => notFound.listen(0, '127.0.0.1', r));
+    const port = (notFound.address() as AddressInfo).port;
+    try {
+      for (const url of [`http://127.0.0.1:${port}/v2/x`, `ws://127.0.0.1:${port}/v2/x`]) {
+        const rpc = client([url]);
+        try {
+          const refused = await verifyChainId(rpc, CHAIN).catch((e: unknown) => e);
+          expect(refused, url).toBeInstanceOf(ConfigError);
+          expect((refused as Error).message).toMatch(new RegExp(`^chain ${CHAIN}: (http|ws)://127\\.0\\.0\\.1:${port}\\S* did not say which chain it serves: eth_chainId: .*404`));
+        } finally {
+          rpc.close();
+        }
+      }
+    } finally {
+      notFound.close();
     }
   });
 
