@@ -13,6 +13,8 @@ export interface Demo {
   /** the addresses blocks are mined by */
   miners: readonly string[];
   stop(): Promise<void>;
+  /** Resolves if the devnet's anvil exits on its own (not through stop), with its last output. */
+  died: Promise<string>;
 }
 
 const serialize = (s: DemoScenario) => JSON.stringify(s, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v), 2);
@@ -57,14 +59,17 @@ export async function startDemo(dataDir: string, chainSettings: (chainId: number
       writeFileSync(scenarioFile, serialize(scenario));
     }
     const activity = generateActivity(client, scenario, { blocksPerSecond: 1, miners: 5, onError: () => undefined });
+    let stopping = false;
     return {
       chain: withDemoWeth(chainSettings(DEMO_CHAIN_ID, [anvil.url]), scenario.weth),
       scenario,
       miners: activity.miners,
       async stop() {
+        stopping = true;
         await activity.stop().catch(() => undefined);
         await anvil.stop();
       },
+      died: anvil.exited.then(() => (stopping ? new Promise<string>(() => undefined) : anvil.output())),
     };
   } catch (error) {
     await anvil.stop();

@@ -52,6 +52,8 @@ export interface AnvilInstance {
   output(): string;
   /** Resolves once anvil has exited. Idempotent. */
   stop(): Promise<void>;
+  /** Resolves when anvil exits, stopped or on its own. */
+  exited: Promise<void>;
 }
 
 const require = createRequire(import.meta.url);
@@ -257,7 +259,7 @@ export async function startAnvil(opts: AnvilOptions = {}): Promise<AnvilInstance
       if (Date.now() > deadline) throw new Error(`anvil did not answer eth_chainId within ${timeoutMs} ms:\n${output()}`);
       await sleep(50);
     }
-    return { url, host, port: announced.port, chainId, pid: child.pid ?? -1, output, stop };
+    return { url, host, port: announced.port, chainId, pid: child.pid ?? -1, output, stop, exited: exitPromise };
   } catch (err) {
     await stop();
     throw err;

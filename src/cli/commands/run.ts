@@ -150,6 +150,12 @@ const demoRole = (info: DemoInfo[], flags: ConfigFlags): Role => async (rt) => {
   await ensureChain(rt.db, demo.chain.chainId, demo.chain.elasticity);
   rt.config.api.staticApiKeys.push(key);
   rt.logger.info({ rpcUrl: demo.chain.rpcUrls[0], chainId: demo.chain.chainId }, 'demo devnet running');
+  // the demo is its chain: without it the indexer would only retry, and say so, for ever
+  void demo.died.then((output) => {
+    rt.logger.fatal({ output: output.split('\n').slice(-5) }, 'the demo chain (anvil) stopped on its own');
+    process.stderr.write('explorer: the demo chain (anvil) stopped on its own; `npm start` again continues it from its last saved state\n');
+    process.exit(1);
+  });
   return () => demo.stop();
 };
 
