@@ -47,7 +47,16 @@ const apiKeyList: Kind<string[]> = {
  */
 /** IPv4 or IPv6 addresses, each optionally a CIDR range */
 const proxyList: Kind<string[]> = {
-  schema: Type.Array(Type.String({ pattern: '^[0-9A-Fa-f:.]{2,45}(/[0-9]{1,3})?$', errorMessage: 'an IP address or CIDR range, e.g. 10.0.0.0/8' }), { maxItems: 1_000 }),
+  // the prefix length within the address's own bits (/0–32 for IPv4, /0–128 for IPv6), or the
+  // proxy check would refuse it at start without naming the setting
+  schema: Type.Array(
+    Type.String({
+      pattern: '^(([0-9]{1,3}\\.){3}[0-9]{1,3}(/([0-9]|[12][0-9]|3[0-2]))?|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*(/([0-9]|[1-9][0-9]|1[01][0-9]|12[0-8]))?)$',
+      maxLength: 49,
+      errorMessage: 'an IP address or CIDR range, e.g. 10.0.0.0/8',
+    }),
+    { maxItems: 1_000 },
+  ),
   fromText: listFromText,
   toValue: (v: string[]) => v,
 };

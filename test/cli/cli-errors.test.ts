@@ -72,6 +72,7 @@ describe('CLI errors: one line, exit code ≠ 0', () => {
       [['keys', 'list', '--config', 'missing.json'], {}, /missing\.json: no such file$/],
       [['keys', 'list'], { EXPLORER_CONFIG: 'secret.json' }, /secret\.json: restrictedKey: expected a non-empty text of at most 256 characters$/],
       [['serve'], { EXPLORER_RESTRICTED_KEY: 'k'.repeat(257) }, /^explorer: EXPLORER_RESTRICTED_KEY: expected a non-empty text of at most 256 characters$/],
+      [['serve'], { EXPLORER_TRUST_PROXY: '10.0.0.0/33' }, /^explorer: EXPLORER_TRUST_PROXY="10\.0\.0\.0\/33": 0: expected an IP address or CIDR range, e\.g\. 10\.0\.0\.0\/8$/],
       [['index'], { EXPLORER_WRITER_LEASE_MS: '1' }, /^explorer: EXPLORER_WRITER_LEASE_MS="1": expected 0 \(off\) or an integer from 5000 to 3600000$/],
       [['keys', 'list'], { DATABASE_URL: 'mysql://root:hunter2@db/x' }, /^explorer: DATABASE_URL: expected a postgres:\/\/ URL$/],
       [['keys', 'list'], { DATABASE_URL: 'postgres://u:DbPw0rd1@h:notaport/db' }, /^explorer: DATABASE_URL: expected a postgres:\/\/ URL$/],
