@@ -16,9 +16,29 @@ import { openDatabase } from '../../src/db/client.js';
 import { ensureChain } from '../../src/db/queries/chains.js';
 import { takeWriterLock, WriterLockLostError } from '../../src/indexer/writer-lock.js';
 import { rootSettings } from '../../src/config/settings.js';
-import { DatabaseUnavailableError } from '../../src/db/client.js';
+import { DatabaseUnavailableError, type Database } from '../../src/db/client.js';
 
 const quietLogger = { info: () => undefined, warn: () => undefined, debug: () => undefined, error: () => undefined };
+
+/**
+ * A fresh PostgreSQL database with the chain registered, a second connection pool to it (another
+ * process's), a stop signal, and a gate a test's open transaction waits at; all closed after.
+ */
+async function withTwoWriters(fn: (t: { db: Database; other: Database; signal: AbortSignal; gate: { held: Promise<void>; open(): void } }) => Promise<void>): Promise<void> {
+  const fresh = await freshDatabase('postgres');
+  const other = await openDatabase({ databaseUrl: fresh.url! });
+  const stop = new AbortController();
+  let open!: () => void;
+  const held = new Promise<void>((r) => (open = r));
+  try {
+    await ensureChain(fresh.db, CHAIN_ID);
+    await fn({ db: fresh.db, other, signal: stop.signal, gate: { held, open } });
+  } finally {
+    stop.abort();
+    await other.close();
+    await fresh.drop();
+  }
+}
 
 const CHAIN_ID = 31337;
 const WAITING = 'another process is indexing this chain into this database: waiting for it to stop (one writer per chain)';
@@ -109,59 +129,42 @@ describe.runIf(await postgresAvailable())('two `explorer index` processes on one
     }
   }, 600_000);
 
-  it("a transaction its writer leaves open longer than the lease is ended by the server, and its row locks with it", async () => {
-    const fresh = await freshDatabase('postgres');
-    const other = await openDatabase({ databaseUrl: fresh.url! });
-    const stop = new AbortController();
-    try {
-      await ensureChain(fresh.db, CHAIN_ID);
-      const lock = (await takeWriterLock(fresh.db, CHAIN_ID, quietLogger, stop.signal, 1_500))!;
-      let proceed!: () => void;
-      const held = new Promise<void>((r) => (proceed = r));
+  it("a transaction its writer leaves open longer than the lease is ended by the server, and its row locks with it", () =>
+    withTwoWriters(async ({ db, other, signal, gate }) => {
+      const lock = (await takeWriterLock(db, CHAIN_ID, quietLogger, signal, 1_500))!;
       const batch = lock.db.transaction(async (tx) => {
         await tx.query('UPDATE chains SET indexed_block = 5 WHERE chain_id = $1', [CHAIN_ID]);
-        await held;
+        await gate.held;
         await tx.query('SELECT 1');
       });
       // the row the open transaction holds is free again once the lease has run out
       const started = Date.now();
       await other.query('UPDATE chains SET head_block = 9 WHERE chain_id = $1', [CHAIN_ID]);
       expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
-      proceed();
+      gate.open();
       await expect(batch).rejects.toBeInstanceOf(DatabaseUnavailableError);
       expect(await other.query('SELECT indexed_block::text AS i, head_block::text AS h FROM chains WHERE chain_id = $1', [CHAIN_ID])).toEqual([{ i: null, h: '9' }]);
       // the lock itself is kept by its heartbeat
       expect(await Promise.race([lock.lost.then(() => 'kept', () => 'lost'), new Promise((r) => setTimeout(() => r('kept'), 2_000))])).toBe('kept');
       await lock.release();
-    } finally {
-      stop.abort();
-      await other.close();
-      await fresh.drop();
-    }
-  }, 60_000);
+    }), 60_000);
 
-  it('a writer that lost its lock mid-transaction cannot commit it once another took over (the fence)', async () => {
-    const fresh = await freshDatabase('postgres');
-    const second = await openDatabase({ databaseUrl: fresh.url! });
-    const stop = new AbortController();
-    try {
-      await ensureChain(fresh.db, CHAIN_ID);
-      const first = (await takeWriterLock(fresh.db, CHAIN_ID, quietLogger, stop.signal, LEASE_MS))!;
-      let proceed!: () => void;
-      const held = new Promise<void>((r) => (proceed = r));
+  it('a writer that lost its lock mid-transaction cannot commit it once another took over (the fence)', () =>
+    withTwoWriters(async ({ db, other: second, signal, gate }) => {
+      const first = (await takeWriterLock(db, CHAIN_ID, quietLogger, signal, LEASE_MS))!;
       // the first writer's batch: a row written, not yet committed, when its lock's connection goes
       const batch = first.db.transaction(async (tx) => {
         await tx.query(`INSERT INTO api_keys (name, key_hash, prefix) VALUES ('stale writer', 'stale', 'stale')`);
-        await held;
+        await gate.held;
       });
-      const [lockHolder] = await fresh.db.query<{ pid: number }>(
+      const [lockHolder] = await db.query<{ pid: number }>(
         `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
       );
-      await fresh.db.query('SELECT pg_terminate_backend($1)', [lockHolder!.pid]);
+      await db.query('SELECT pg_terminate_backend($1)', [lockHolder!.pid]);
       await expect(first.lost).rejects.toBeInstanceOf(WriterLockLostError);
       // another process takes the chain over while that transaction is still open
-      const secondLock = (await takeWriterLock(second, CHAIN_ID, quietLogger, stop.signal, LEASE_MS))!;
-      proceed();
+      const secondLock = (await takeWriterLock(second, CHAIN_ID, quietLogger, signal, LEASE_MS))!;
+      gate.open();
       await expect(batch).rejects.toBeInstanceOf(WriterLockLostError);
       expect(await second.query(`SELECT 1 FROM api_keys WHERE name = 'stale writer'`)).toEqual([]);
       // the new writer's transactions go through
@@ -169,12 +172,7 @@ describe.runIf(await postgresAvailable())('two `explorer index` processes on one
       expect(await second.query('SELECT indexed_block::text AS b FROM chains WHERE chain_id = $1', [CHAIN_ID])).toEqual([{ b: '7' }]);
       await secondLock.release();
       await first.release();
-    } finally {
-      stop.abort();
-      await second.close();
-      await fresh.drop();
-    }
-  }, 60_000);
+    }), 60_000);
 
   it('the lock outlives an idle-connection reaper (idle_session_timeout): its connection keeps talking', async () => {
     const fresh = await freshDatabase('postgres');
