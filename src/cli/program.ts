@@ -29,5 +29,13 @@ export function buildProgram(): Command {
     cmd.commands.forEach(configure);
   };
   program.commands.forEach(configure);
+  // `start` is the default command, so a mistyped command would read as an argument of it
+  // ("too many arguments for 'start'"): a first word that names no command is said to be one
+  program.hook('preSubcommand', () => {
+    const first = program.args[0];
+    if (first !== undefined && !first.startsWith('-') && !program.commands.some((c) => c.name() === first)) {
+      program.error(`unknown command '${first}' (commands: ${program.commands.map((c) => c.name()).join(', ')}; explorer --help)`);
+    }
+  });
   return program;
 }

@@ -254,7 +254,7 @@ describe('explorer export', () => {
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(code, stderr).toBe(1);
     // (this server has indexed nothing: no block to take the list at, said on the line before)
-    expect(stderr).toMatch(/\nexplorer export: HTTP 404: Not found \(no such token on this chain\) \(http:\/\/.*\)\n$/);
+    expect(stderr).toMatch(/\nexplorer export: HTTP 404: Not found \(the API serves no such chain, or knows no such token on it\) \(http:\/\/.*\)\n$/);
   });
 
   it('without --block, holders are one snapshot at the block indexed when the export began, kept by --resume', async () => {

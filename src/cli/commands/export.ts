@@ -181,7 +181,10 @@ function subcommand(list: ExportListName, targetFlag: '--token' | '--address', t
 function notFoundHint(list: ExportListName, status: number, block: bigint | undefined): string {
   if (status !== 404) return '';
   if (list === 'blocks-validated') return ' (the API serves no such chain)';
-  return block === undefined ? ' (no such token on this chain)' : ` (no such token on this chain at block ${block}: unknown, or none of its transfers indexed by then)`;
+  // the API answers an unknown chain and an unknown token alike
+  return block === undefined
+    ? ' (the API serves no such chain, or knows no such token on it)'
+    : ` (the API serves no such chain, or knows no such token on it at block ${block}: unknown, or none of its transfers indexed by then)`;
 }
 
 export function exportCommand(): Command {
