@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { POSTGRES_ADMIN_URL, postgresAvailable } from '../support/databases.js';
-import { runCli, type CliResult } from '../support/cli.js';
+import { runCli, startCli, type CliResult } from '../support/cli.js';
+import { freePort } from '../support/api-process.js';
 import { startTestNode } from '../support/anvil.js';
 
 const ADDRESS = '0x00000000000000000000000000000000000000a1';
@@ -129,6 +130,32 @@ describe('a refused start leaves nothing behind', () => {
       expect(listed.stdout).not.toMatch(/^1\t/m);
     } finally {
       await node.stop();
+    }
+  }, 120_000);
+});
+
+describe('a node that hangs at start', () => {
+  // outside review: --metrics-port listened only once the node had answered the start's checks
+  it('leaves --metrics-port answering while `index` waits for it', async () => {
+    const hung = createServer(() => undefined); // accepts connections, never answers
+    await new Promise<void>((r) => hung.listen(0, '127.0.0.1', r));
+    const metricsPort = await freePort();
+    const dir = cwd();
+    const indexer = startCli(['index', '--chain', `31337=http://127.0.0.1:${(hung.address() as AddressInfo).port}`, '--metrics-port', String(metricsPort)], {
+      cwd: dir,
+      env: { EXPLORER_DATA_DIR: join(dir, 'data') },
+    });
+    try {
+      const deadline = Date.now() + 60_000;
+      let status = 0;
+      while (status !== 200 && Date.now() < deadline && indexer.child.exitCode === null) {
+        status = await fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.status, () => 0);
+        if (status !== 200) await new Promise((r) => setTimeout(r, 250));
+      }
+      expect([status, indexer.child.exitCode], indexer.stderr()).toEqual([200, null]);
+    } finally {
+      await indexer.stop();
+      hung.close();
     }
   }, 120_000);
 });

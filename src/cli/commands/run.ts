@@ -41,6 +41,10 @@ const indexerRole: Role = async (rt) => {
     import('../../chains/index.js'),
     import('../../db/queries/chains.js'),
   ]);
+  // /metrics first: a scrape must work while a node is slow to answer the checks below
+  const metricsPort = rt.config.metricsPort;
+  const metrics = metricsPort === null ? null : await (await import('../../api/metrics-server.js')).startMetricsServer(rt.metrics.registry, rt.config.api.host, metricsPort);
+  if (metrics) rt.logger.info({ url: `http://${rt.config.api.host}:${metricsPort}/metrics` }, 'metrics listening');
   // Only a process that indexes a chain registers it (any other command run with the
   // deployment's chain list, EXPLORER_CHAINS, would bring a removed chain back), and only once
   // its node has said it serves that chain: a start refused for a typo in a URL or a chain id
@@ -48,6 +52,8 @@ const indexerRole: Role = async (rt) => {
   for (const chain of rt.config.chains) {
     const rpc = chainRpcClient(chain, rt.logger);
     try {
+      // (a node that hangs is otherwise silent until the first call's timeout)
+      rt.logger.info({ chainId: chain.chainId }, 'asking the RPC URLs which chain they serve');
       await verifyChainId(rpc, chain.chainId);
       await ensureChain(rt.db, chain.chainId, chain.elasticity, chain.blobSchedule ?? null);
       await checkChainKindsAtStart({ db: rt.db, chain, rpc, logger: rt.logger, createRpc: otherNodesRpc(chain, rt.logger) }, KIND_CHECK_WAIT_MS);
@@ -62,14 +68,9 @@ const indexerRole: Role = async (rt) => {
     process.stderr.write(`explorer: indexing stopped: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);
   });
-  const metricsPort = rt.config.metricsPort;
-  if (metricsPort === null) return () => handle.stop();
-  const { startMetricsServer } = await import('../../api/metrics-server.js');
-  const metrics = await startMetricsServer(rt.metrics.registry, rt.config.api.host, metricsPort);
-  rt.logger.info({ url: `http://${rt.config.api.host}:${metricsPort}/metrics` }, 'metrics listening');
   return async () => {
     await handle.stop();
-    await metrics.close();
+    await metrics?.close();
   };
 };
 
