@@ -21,6 +21,7 @@ import { rateLimitPlugin } from './plugins/rate-limit.js';
 import { Registry } from './registry.js';
 import { chainScope } from './routes/chain-scope.js';
 import { pageCache, pageCacheMetrics } from './plugins/page-cache.js';
+import { validatorCompilers } from './validator-compilers.js';
 import { parameterLimits } from './plugins/parameter-limits.js';
 import { DOCS_CSP, securityHeaders, setSecurityHeaders } from './plugins/security-headers.js';
 import { serverTimeouts } from './server-options.js';
@@ -77,6 +78,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       return r.code(400).send({ message: 'Bad request' });
     },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: true, allErrors: false } },
+    schemaController: validatorCompilers(),
     // the client's address from X-Forwarded-For, past the operator's own balancers only
     ...(options.api.trustProxy.length > 0 ? { trustProxy: options.api.trustProxy } : {}),
     // unique across the readers behind one balancer, so one request is found in one log

@@ -89,6 +89,12 @@ describe.each(await availableEngines())('API keys through the admin API on %s', 
       // PostgreSQL text holds no NUL (it was a 500), and a name says something
       [{ name: 'a\u0000b' }, 'name'],
       [{ name: '   ' }, 'name'],
+      // a JSON body's types are its own: nothing is coerced (a query string's text is)
+      [{ name: 'x', rate_limit: '5' }, 'rate_limit'],
+      [{ name: 'x', rate_limit: true }, 'rate_limit'],
+      [{ name: 123 }, 'name'],
+      [{ name: null }, 'name'],
+      [{ name: ['x'] }, 'name'],
     ];
     for (const [body, field] of bad) {
       const res = await admin('POST', '/api/v2/admin/keys', body);
