@@ -197,7 +197,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     tokenCountersRoute(api, db);
     await etherscanRoutes(api, db, restrictedInLists);
     tokenRoute(api, db);
-    addressRoutes(api, db);
+    addressRoutes(api, db, restrictedInLists);
     chainInfoRoutes(api, db);
     accountRoutes(api, db, accounts);
   });

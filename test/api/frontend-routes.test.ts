@@ -58,7 +58,7 @@ describe.each(await availableEngines())('the frontend\'s address and chain calls
     drop = fresh.drop;
     await indexAndEnrich(fresh.db, node.url);
     restricted = scenario.holders[1]!.toLowerCase() as Address;
-    api = await startTestApi(engine, { db: fresh.db, api: { restrictedAddresses: [restricted], restrictedKey: SECRET } });
+    api = await startTestApi(engine, { db: fresh.db, api: { restrictedAddresses: [restricted, scenario.weth.toLowerCase()], restrictedKey: SECRET } });
   }, 180_000);
   afterAll(async () => {
     await api?.close();
@@ -79,7 +79,8 @@ describe.each(await availableEngines())('the frontend\'s address and chain calls
   it('token balances: the node\'s balanceOf, per holder', async () => {
     const holders = scenario.holders.filter((h) => h.toLowerCase() !== restricted).slice(0, 6);
     for (const holder of holders) {
-      const [address, tabs] = await Promise.all([get(`/addresses/${holder}`), get(`/addresses/${holder}/tabs-counters`)]);
+      // (with the secret: WETH is restricted here, the case below)
+      const [address, tabs] = await Promise.all([get(`/addresses/${holder}`, { key: SECRET }), get(`/addresses/${holder}/tabs-counters`, { key: SECRET })]);
       const held = holdingsOf(holder);
       expect(tabs.body.token_balances_count, holder).toBe(Math.min(held, 51));
       expect(address.body.has_tokens, holder).toBe(held > 0);
@@ -87,6 +88,23 @@ describe.each(await availableEngines())('the frontend\'s address and chain calls
       expect(address.body.has_validated_blocks).toBe(false);
     }
     expect(holders.some((h) => holdingsOf(h) > 1)).toBe(true);
+  });
+
+  it("a restricted token counts among an address's holdings only for a request carrying the secret", async () => {
+    const weth = scenario.weth.toLowerCase();
+    const holders = scenario.holders.filter((h) => h.toLowerCase() !== restricted && [...balances.keys()].some((k) => k.startsWith(`${weth}|${h.toLowerCase()}|`)));
+    expect(holders.length).toBeGreaterThan(0);
+    for (const holder of holders) {
+      const held = holdingsOf(holder);
+      const [tabs, secretTabs, address, secretAddress] = await Promise.all([
+        get(`/addresses/${holder}/tabs-counters`),
+        get(`/addresses/${holder}/tabs-counters`, { key: SECRET }),
+        get(`/addresses/${holder}`),
+        get(`/addresses/${holder}`, { key: SECRET }),
+      ]);
+      expect([tabs.body.token_balances_count, secretTabs.body.token_balances_count], holder).toEqual([Math.min(held - 1, 51), Math.min(held, 51)]);
+      expect([address.body.has_tokens, secretAddress.body.has_tokens], holder).toEqual([held > 1, true]);
+    }
   });
 
   it('a token address carries the token object of /tokens/{hash}', async () => {

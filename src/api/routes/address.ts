@@ -6,15 +6,17 @@ import { ChainParams, KeyOnlyQuery } from '../schemas/common.js';
 import { AddressCounters, AddressDetailsObject, AddressTabsCounters } from '../schemas/address-page.js';
 import { addressDetailsView } from '../views/address-details.js';
 import { getRoutes } from './get-route.js';
+import type { RestrictedInLists } from './chain-scope.js';
 
 const hashOf = (params: ChainParams) => params.address_hash_param.toLowerCase() as Hex;
 
 /**
  * The reference's address page calls: the address object, its tab counters and its counters.
  * Any well-formed address is answered (200): we index part of a chain (tokens, blocks), so an
- * address we hold nothing of is not one that does not exist.
+ * address we hold nothing of is not one that does not exist. A restricted token counts among
+ * an address's holdings only for a request carrying the secret, as in the Etherscan-style lists.
  */
-export function addressRoutes(app: FastifyInstance, db: Queryable): void {
+export function addressRoutes(app: FastifyInstance, db: Queryable, restrictedInLists: RestrictedInLists): void {
   const get = getRoutes(app, { tags: ['addresses'], params: ChainParams, querystring: KeyOnlyQuery });
 
   get(
@@ -24,14 +26,14 @@ export function addressRoutes(app: FastifyInstance, db: Queryable): void {
       response: AddressDetailsObject,
       pageCache: true,
     },
-    async (request) => addressDetailsView(await addressDetails(db, request.chain.chainId, hashOf(request.params))),
+    async (request) => addressDetailsView(await addressDetails(db, request.chain.chainId, hashOf(request.params), await restrictedInLists(request))),
   );
 
   get(
     '/:chain_id/api/v2/addresses/:address_hash_param/tabs-counters',
     { summary: 'Counts behind the address page\'s tabs, each at most 51 (shown as "50+")', response: AddressTabsCounters, pageCache: true },
     async (request) => {
-      const counts = await addressTabCounts(db, request.chain.chainId, hashOf(request.params));
+      const counts = await addressTabCounts(db, request.chain.chainId, hashOf(request.params), await restrictedInLists(request));
       return {
         internal_transactions_count: null,
         logs_count: null,

@@ -1,6 +1,7 @@
 import type { Queryable } from '../client.js';
 import type { Hex, TokenType } from '../rows.js';
-import { toBytea } from '../hex.js';
+import { toBytea, ZERO_ADDRESS_BYTEA } from '../hex.js';
+import { hiddenArg, notHiddenSql } from './hidden-tokens.js';
 import { addressLateralJoin, addressSelectColumns, readAddress, type AddressInfo, type AddressRowColumns } from './address-columns.js';
 import type { TokenSummary } from './holders.js';
 import { servedSupplySql } from './token-supply.js';
@@ -19,8 +20,13 @@ export interface AddressDetails {
   token: TokenSummary | null;
 }
 
-// The zero address "holds" what was minted from it: no holdings, as on the holders pages.
-const ZERO = `'\\x0000000000000000000000000000000000000000'::bytea`;
+/**
+ * The rows of token_balances_by_holder that count as holding a token ($1 chain, $2 address):
+ * positive, not the zero address (it "holds" what was minted from it, as on the holders pages),
+ * and no token the request may not see (`hidden` in parameter `hiddenParam`).
+ */
+const held = (alias: string, hiddenParam: string) =>
+  `${alias}.chain_id = $1 AND ${alias}.holder = $2 AND ${alias}.value > 0 AND ${alias}.holder <> ${ZERO_ADDRESS_BYTEA} AND ${notHiddenSql(`${alias}.token`, hiddenParam)}`;
 
 /**
  * One statement, each part one index probe: the address row (primary key, the same LATERAL
@@ -30,7 +36,7 @@ const ZERO = `'\\x0000000000000000000000000000000000000000'::bytea`;
 const DETAILS = /* sql */ `
   SELECT ${addressSelectColumns},
     EXISTS (SELECT 1 FROM blocks b WHERE b.chain_id = $1 AND b.miner = $2) AS has_validated_blocks,
-    EXISTS (SELECT 1 FROM token_balances h WHERE h.chain_id = $1 AND h.holder = $2 AND h.value > 0 AND h.holder <> ${ZERO}) AS has_tokens,
+    EXISTS (SELECT 1 FROM token_balances h WHERE ${held('h', '$3')}) AS has_tokens,
     t.type AS t_type, t.name AS t_name, t.symbol AS t_symbol, t.decimals AS t_decimals,
     t.holder_count::text AS t_holder_count, (${servedSupplySql('t')})::text AS t_total_supply
   FROM (SELECT 1) one
@@ -48,8 +54,8 @@ interface DetailsRow extends AddressRowColumns {
   t_total_supply: string | null;
 }
 
-export async function addressDetails(db: Queryable, chainId: number, hash: Hex): Promise<AddressDetails> {
-  const rows = await db.query<DetailsRow>(DETAILS, [chainId, toBytea(hash)], { prepare: true });
+export async function addressDetails(db: Queryable, chainId: number, hash: Hex, hidden: readonly Hex[]): Promise<AddressDetails> {
+  const rows = await db.query<DetailsRow>(DETAILS, [chainId, toBytea(hash), hiddenArg(hidden)], { prepare: true });
   const r = rows[0]!;
   return {
     address: readAddress(hash, r),
@@ -71,15 +77,20 @@ export async function addressDetails(db: Queryable, chainId: number, hash: Hex):
 
 /**
  * The address page's tab counts, each cut at TAB_COUNT_LIMIT as the reference cuts them: two
- * index range scans of at most that many entries, whatever the address's history.
+ * index range scans of at most that many entries, whatever the address's history (a hidden
+ * token's row is passed over in the scan).
  */
-export async function addressTabCounts(db: Queryable, chainId: number, hash: Hex): Promise<{ validations: number; tokenBalances: number }> {
+export async function addressTabCounts(
+  db: Queryable,
+  chainId: number,
+  hash: Hex,
+  hidden: readonly Hex[],
+): Promise<{ validations: number; tokenBalances: number }> {
   const rows = await db.query<{ validations: number; token_balances: number }>(
     `SELECT
        (SELECT count(*)::int FROM (SELECT 1 FROM blocks b WHERE b.chain_id = $1 AND b.miner = $2 LIMIT $3) v) AS validations,
-       (SELECT count(*)::int FROM (SELECT 1 FROM token_balances h
-          WHERE h.chain_id = $1 AND h.holder = $2 AND h.value > 0 AND h.holder <> ${ZERO} LIMIT $3) h) AS token_balances`,
-    [chainId, toBytea(hash), TAB_COUNT_LIMIT],
+       (SELECT count(*)::int FROM (SELECT 1 FROM token_balances h WHERE ${held('h', '$4')} LIMIT $3) h) AS token_balances`,
+    [chainId, toBytea(hash), TAB_COUNT_LIMIT, hiddenArg(hidden)],
     { prepare: true },
   );
   return { validations: rows[0]!.validations, tokenBalances: rows[0]!.token_balances };

@@ -1,6 +1,7 @@
 import type { Queryable } from '../client.js';
 import type { Hex } from '../rows.js';
-import { fromHexText, toBytea } from '../hex.js';
+import { fromHexText, toBytea, ZERO_ADDRESS_BYTEA } from '../hex.js';
+import { hiddenArg, notHiddenSql } from './hidden-tokens.js';
 
 /** One token an address holds, with the token's metadata. */
 export interface Holding {
@@ -41,11 +42,11 @@ export function holdingsQuery(params: HoldingsParams) {
      CROSS JOIN LATERAL (SELECT t.name, t.symbol, t.decimals FROM tokens t
                          WHERE t.chain_id = b.chain_id AND t.address = b.token AND t.type = $3 LIMIT 1) t
      WHERE b.chain_id = $1 AND b.holder = $2 AND b.value > 0 AND b.token_id IS NULL
-       AND b.holder <> '\\x0000000000000000000000000000000000000000'::bytea
-       AND b.token NOT IN (SELECT decode(h, 'hex') FROM unnest($6::text[]) h)
+       AND b.holder <> ${ZERO_ADDRESS_BYTEA}
+       AND ${notHiddenSql('b.token', '$6')}
      ORDER BY b.token ${dir}
      LIMIT $4 OFFSET $5`;
-  return { text, args: [params.chainId, toBytea(params.holder), params.type, params.limit, params.offset, (params.hidden ?? []).map((h) => h.slice(2))] };
+  return { text, args: [params.chainId, toBytea(params.holder), params.type, params.limit, params.offset, hiddenArg(params.hidden)] };
 }
 
 export async function holdingsWindow(db: Queryable, params: HoldingsParams): Promise<Holding[]> {
