@@ -287,4 +287,14 @@ describe('createRpcClient', () => {
     expect(redactUrl('https://eth-mainnet.g.alchemy.com/v2/SECRETKEY')).toBe('https://eth-mainnet.g.alchemy.com/…');
     expect(redactUrl('http://127.0.0.1:8545')).toBe('http://127.0.0.1:8545');
   });
+
+  it('names two URLs of one provider apart by their place in the list, still without their keys', async () => {
+    const urls = ['http://127.0.0.1:9/v3/SECRET-A', 'http://127.0.0.1:9/v3/SECRET-B', 'http://localhost:9/v3/SECRET-C'];
+    const client = createRpcClient({ chainId: 1, urls });
+    try {
+      expect((await client.urlChainIds()).map((u) => u.url)).toEqual(['http://127.0.0.1:9/… (URL 1)', 'http://127.0.0.1:9/… (URL 2)', 'http://localhost:9/…']);
+    } finally {
+      client.close();
+    }
+  });
 });

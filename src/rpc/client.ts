@@ -22,7 +22,7 @@ import { classifyFailure, toRpcError } from './classify-failure.js';
 import { RequestAbortedError, RetriesExhaustedError } from './errors.js';
 import { parseQuantity, toQuantity, toSafeNumber } from './quantity.js';
 import { jsonRpcHttp } from './json-rpc-http.js';
-import { redactUrl } from './redact-url.js';
+import { redactedLabels, redactUrl } from './redact-url.js';
 import { logOnce, sharedSleep, withUrlRetries, type Endpoint, type RetryContext } from './url-retries.js';
 
 export { redactUrl };
@@ -156,9 +156,10 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
   const logger = options.logger ?? silentLogger;
   const policy: RetryPolicy = { ...defaultRetryPolicy, ...options.retry };
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-  const endpoints: Endpoint[] = options.urls.map((url) => ({
+  const labels = redactedLabels(options.urls);
+  const endpoints: Endpoint[] = options.urls.map((url, i) => ({
     url,
-    label: redactUrl(url),
+    label: labels[i]!,
     chainId: null,
     servedChain: () => Promise.reject(new Error('no transport yet')),
     notBefore: 0,

@@ -58,7 +58,7 @@ describe.each(await availableEngines())('the frontend\'s address and chain calls
     drop = fresh.drop;
     await indexAndEnrich(fresh.db, node.url);
     restricted = scenario.holders[1]!.toLowerCase() as Address;
-    api = await startTestApi(engine, { db: fresh.db, api: { restrictedAddresses: [restricted, scenario.weth.toLowerCase()], restrictedKey: SECRET } });
+    api = await startTestApi(engine, { db: fresh.db, api: { restrictedAddresses: [restricted, scenario.weth.toLowerCase() as Address], restrictedKey: SECRET } });
   }, 180_000);
   afterAll(async () => {
     await api?.close();
