@@ -29,8 +29,6 @@ import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Address } from 'viem';
-import { createRpcClient } from '../src/rpc/client.js';
-import { fetchBlocksWithReceipts } from '../src/evm/fetch-blocks.js';
 import { openDatabase } from '../src/db/client.js';
 import { migrate } from '../src/db/migrate.js';
 import { connectDevnet, deriveAddress, generateBulk, startAnvil, type BulkResult } from '../src/devnet/index.js';
@@ -44,6 +42,7 @@ import { logger, machineInfo, mergeResults, quietGates, resultsPath } from './li
 import { median, round } from './lib/stats.js';
 import type { WorkerConfig, WorkerResult } from './index-worker.js';
 import { bundleWorker } from './lib/worker-bundle.js';
+import { bareFetch, chainLayerFetch, eventsPerS, nodeHasTraces, perS, tuneBareFetch } from './lib/bare-fetch.js';
 
 const { sizes, tiny, options } = readFlags(
   { transfers: 200_000, tokens: 50, holders: 20_000, perTx: 100, txsPerBlock: 2, miners: 8, runs: 3 },
@@ -73,7 +72,7 @@ async function main() {
     const quiet = quietGates(!tiny && !options['no-wait'], log);
     await quiet.before('bare fetch tuning');
 
-    const bareGrid = await tuneBareFetch(anvil.url, head);
+    const bareGrid = await tuneBareFetch(anvil.url, head, log);
     const best = bareGrid[0]!;
     const bare: number[] = [];
     const bareCpu: Array<{ node: number; anvil: number }> = [];
@@ -94,7 +93,7 @@ async function main() {
       const fetched = await withCpu(() => bareFetch(anvil.url, head, best));
       bare.push(eventsPerS(fetched.result));
       bareCpu.push(fetched.usPerEvent(fetched.result.events));
-      const viaLayer = await withCpu(() => chainLayerFetch(anvil.url, head));
+      const viaLayer = await withCpu(() => chainLayerFetch(anvil.url, head, CHAIN_ID));
       layer.push(eventsPerS(viaLayer.result));
       layerCpu.push(viaLayer.usPerEvent(viaLayer.result.events));
       // the indexer and its baseline back to back, the first of the pair alternating by run, so a
@@ -266,82 +265,6 @@ async function generateChain(url: string) {
   return { chain, head };
 }
 
-interface FetchRun {
-  config: { blocksPerRequest: number; concurrency: number };
-  events: number;
-  ms: number;
-}
-const perS = (n: number, ms: number) => Math.round((n / ms) * 1000);
-const eventsPerS = (r: { events: number; ms: number }) => perS(r.events, r.ms);
-
-/**
- * What the node can deliver: the same data the indexer needs (each block with its
- * transactions, all its receipts with their logs), in JSON-RPC batches of `blocksPerRequest`
- * blocks, `concurrency` batches in flight, parsed and nothing else.
- */
-async function bareFetch(
-  url: string,
-  head: bigint,
-  { config }: Pick<FetchRun, 'config'>,
-  remote: { budget: RequestBudget; traces: boolean } | null = null,
-): Promise<FetchRun> {
-  const last = Number(head);
-  let next = 0;
-  let events = 0;
-  const started = performance.now();
-  const worker = async () => {
-    while (next <= last) {
-      const from = next;
-      const to = Math.min(last, from + config.blocksPerRequest - 1);
-      next = to + 1;
-      const calls = [];
-      for (let n = from; n <= to; n++) {
-        const hex = `0x${n.toString(16)}`;
-        calls.push({ jsonrpc: '2.0', id: 2 * n, method: 'eth_getBlockByNumber', params: [hex, true] });
-        calls.push({ jsonrpc: '2.0', id: 2 * n + 1, method: 'eth_getBlockReceipts', params: [hex] });
-        if (remote?.traces) calls.push({ jsonrpc: '2.0', id: -1 - n, method: 'trace_block', params: [hex] });
-      }
-      const release = remote ? await remote.budget.acquire(calls.length) : () => undefined;
-      let answers: Array<{ id: number; result: unknown; error?: unknown }>;
-      try {
-        answers = (await (await postOnce(url, JSON.stringify(calls))).json()) as typeof answers;
-      } finally {
-        release();
-      }
-      for (const a of answers) {
-        if (a.error || a.result === null) throw new Error(`bare fetch: ${JSON.stringify(a.error ?? 'null result')}`);
-        if (a.id >= 0 && a.id % 2 === 1) for (const r of a.result as Array<{ logs: unknown[] }>) events += r.logs.length;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: config.concurrency }, worker));
-  return { config, events, ms: performance.now() - started };
-}
-
-/**
- * One POST, sent again if the connection was closed under it: a keep-alive connection idle
- * while the loop waited for its budget can be closed by the server just as it is reused.
- */
-async function postOnce(url: string, body: string, tries = 3): Promise<Response> {
-  try {
-    return await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-  } catch (error) {
-    if (tries <= 1) throw error;
-    return postOnce(url, body, tries - 1);
-  }
-}
-
-/** A few batch shapes, best first: the ceiling is the best the node gives, not one guess's. */
-async function tuneBareFetch(url: string, head: bigint): Promise<FetchRun[]> {
-  const grid: FetchRun[] = [];
-  for (const blocksPerRequest of [1, 5, 20]) {
-    for (const concurrency of [1, 2, 4]) grid.push(await bareFetch(url, head, { config: { blocksPerRequest, concurrency } }));
-  }
-  grid.sort((a, b) => eventsPerS(b) - eventsPerS(a));
-  log(`bare fetch grid: ${grid.map((g) => `${g.config.blocksPerRequest}×${g.config.concurrency}: ${eventsPerS(g)}`).join(', ')} events/s`);
-  return grid;
-}
-
 /**
  * Through a proxy that adds REMOTE.latencyMs to every request: the bare loop (blocks, receipts
  * and, where the node has them, traces: what the indexer asks for each block) under the same
@@ -397,31 +320,6 @@ async function remotePair(
     load_average_1_5_15: loadavg().map((l) => round(l, 2)),
     ...(other && baseline ? { [`${baseline.replace('-', '_')}_events_per_s`]: perS(other.transfers, other.ms), [`over_${baseline.replace('-', '_')}`]: round(other.ms / ours.ms, 3) } : {}),
   };
-}
-
-async function nodeHasTraces(url: string): Promise<boolean> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'trace_block', params: ['0x1'] }) });
-  return !((await res.json()) as { error?: unknown }).error;
-}
-
-/** The indexer's own fetch path (src/rpc + src/evm: viem batching, retries, receipts checks), no database. */
-async function chainLayerFetch(url: string, head: bigint): Promise<{ events: number; ms: number }> {
-  const rpc = createRpcClient({ chainId: CHAIN_ID, urls: [url] });
-  const started = performance.now();
-  let events = 0;
-  const RANGE = 20n;
-  let next = 0n;
-  // two ranges in flight at once
-  const worker = async () => {
-    while (next <= head) {
-      const from = next;
-      const to = from + RANGE - 1n < head ? from + RANGE - 1n : head;
-      next = to + 1n;
-      for (const b of await fetchBlocksWithReceipts(rpc, from, to)) for (const r of b.receipts) events += r.logs.length;
-    }
-  };
-  await Promise.all([worker(), worker()]);
-  return { events, ms: performance.now() - started };
 }
 
 /** `work`'s CPU time in this process and in anvil, per event */
