@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ACTIONS_END, ACTIONS_START, renderActionsTable } from '../../src/api/routes/etherscan/actions-table.js';
 import { REPO_ROOT } from '../support/contracts.js';
+import { DEEP_PAGE_GATE, deepPageGate } from '../../src/db/queries/read-gate.js';
 
 const CHAIN = 11;
 const TOKEN = addressOf(1, 'es-token');
@@ -149,9 +150,9 @@ describe.each(await availableEngines())('Etherscan-style API on %s', (engine) =>
       expect((await list({ contractaddress: addressOf(5, 'nothing') })).body).toEqual(expected);
     });
 
-    it('ERC-1155: one row per holder and token id', async () => {
+    it('ERC-1155: one row per holder and token id, which it names (equal values: ids descending, as the v2 list)', async () => {
       const res = await list({ contractaddress: MULTI });
-      expect(res.body.result).toEqual(Array.from({ length: 3 }, () => ({ TokenHolderAddress: HOLDERS[0]!.holder, TokenHolderQuantity: '4' })));
+      expect(res.body.result).toEqual(['3', '2', '1'].map((id) => ({ TokenHolderAddress: HOLDERS[0]!.holder, TokenHolderQuantity: '4', TokenId: id })));
     });
 
     it('any page may be read, at most 10,000 rows each; asc reverses the order', async () => {
@@ -166,6 +167,30 @@ describe.each(await availableEngines())('Etherscan-style API on %s', (engine) =>
       expect((await list({ page: 3, offset: 4, sort: 'asc' })).body.result).toEqual([...RANKED].reverse().slice(8, 12));
       expect((await list({ sort: 'DESC' })).body.result).toEqual(RANKED);
       expect((await list({ sort: 'up' })).body).toEqual({ status: '0', message: 'NOTOK', result: 'Error! Invalid sort order' });
+    });
+
+    it('a page past the first 10,000 rows waits at the deep-page gate: busy (503, Retry-After) when it is full, while pages within it are served', async () => {
+      let release!: () => void;
+      const holding = new Promise<void>((resolve) => (release = resolve));
+      const held = Array.from({ length: DEEP_PAGE_GATE.concurrency + DEEP_PAGE_GATE.waiting }, (_, i) => deepPageGate.run({}, `held ${i}`, () => holding));
+      // ERC-1155 (no holder count bounds its rows) and an address's holdings reach the database at any depth
+      const deep = [
+        () => list({ contractaddress: MULTI, page: 2, offset: 10000 }),
+        () => list({ contractaddress: MULTI, page: 10001, offset: 1 }),
+        () => call({ module: 'account', action: 'addresstokenbalance', address: HOLDERS[1]!.holder, page: 3, offset: 5000 }),
+      ];
+      try {
+        for (const ask of deep) {
+          const busy = await ask();
+          expect([busy.status, busy.headers['retry-after'], busy.body]).toEqual([503, '5', notOk('Error! Service unavailable')]);
+        }
+        expect((await list({ contractaddress: MULTI, page: 1, offset: 10000 })).body.status).toBe('1');
+        expect((await list({ page: 25, offset: 1 })).body.status).toBe('1');
+      } finally {
+        release();
+        await Promise.all(held);
+      }
+      for (const ask of deep) expect((await ask()).body).toEqual({ status: '0', message: 'No records found', result: [] });
     });
 
     it('bad page or offset values', async () => {

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { createExplorerClient } from '../../src/sdk/index.js';
 import { exportList } from '../../src/cli/commands/export.js';
 import { TEST_KEY } from '../support/api.js';
-import { COUNT_GATE, countGate } from '../../src/db/queries/count-gate.js';
+import { COUNT_GATE, countGate } from '../../src/db/queries/read-gate.js';
 
 const holdersPath = (token: string) => `/${CHAIN}/api/v2/tokens/${token}/holders`;
 

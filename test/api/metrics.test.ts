@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureChain } from '../../src/db/queries/chains.js';
-import { startTestApi, type TestApi } from '../support/api.js';
+import { startTestApi, TEST_KEY, type TestApi } from '../support/api.js';
 import { availableEngines } from '../support/databases.js';
 import { addressOf } from '../support/seed.js';
 
@@ -42,5 +42,23 @@ describe.each(await availableEngines())('request series on /metrics (%s)', (engi
       unmatched: 1,
       timed: 5,
     });
+  });
+
+  it("counts the Etherscan-style API's refusals under the status they stand for, though answered 200 with NOTOK", async () => {
+    const etherscan = (status: number) => `explorer_api_requests_total{route="/v2/api",status="${status}"}`;
+    const count = async () => {
+      const text = (await api.app.inject({ url: '/metrics' })).body;
+      return (status: number) => Number(text.split('\n').find((l) => l.startsWith(`${etherscan(status)} `))?.split(' ')[1] ?? 0);
+    };
+    const before = await count();
+    const call = (query: string) => api.app.inject({ url: `/v2/api?chainid=1&module=token&action=tokenholdercount&${query}` });
+    const refusedKey = await call(`contractaddress=${addressOf(1, 'metrics')}&apikey=not-a-key-of-anyone-000`);
+    expect([refusedKey.statusCode, refusedKey.json().result]).toEqual([200, 'Invalid API Key']);
+    const refusedParameter = await api.app.inject({ url: `/v2/api?chainid=1&module=token&action=tokenholdercount&contractaddress=0x12`, headers: { 'x-api-key': TEST_KEY } });
+    expect([refusedParameter.statusCode, refusedParameter.json().message]).toEqual([200, 'NOTOK']);
+    const answered = await api.app.inject({ url: `/v2/api?chainid=1&module=token&action=tokenholdercount&contractaddress=${addressOf(1, 'metrics')}`, headers: { 'x-api-key': TEST_KEY } });
+    expect([answered.statusCode, answered.json().status]).toEqual([200, '1']);
+    const after = await count();
+    expect([200, 400, 401].map((s) => after(s) - before(s))).toEqual([1, 1, 1]);
   });
 });

@@ -2,7 +2,7 @@ import type { Database, Queryable } from '../client.js';
 import type { Hex, TokenType } from '../rows.js';
 import { toBytea } from '../hex.js';
 import { holdersAtSql } from './holder-rows.js';
-import { countGate } from './count-gate.js';
+import { countGate } from './read-gate.js';
 
 /**
  * Balances at a past block (migration 023; which rows answer at N: holder-rows.ts): one
@@ -92,7 +92,7 @@ async function readSummary(db: Queryable, chainId: number, token: Buffer, block:
  * The holder count and total of `token` at `block` (a consensus block within the kept history:
  * the caller checks). A count is a pass over the token's holders at the block, so it is kept in
  * holder_snapshots with the block's hash and reused until that block loses consensus. Counts
- * not kept yet go through the process's count gate (count-gate.ts): CountsBusyError when full.
+ * not kept yet go through the process's count gate (read-gate.ts): ReadsBusyError when full.
  */
 export async function summaryAt(db: Database, chainId: number, token: Hex, tokenType: TokenType, block: bigint): Promise<HoldersSummary> {
   const t = toBytea(token);
@@ -107,7 +107,7 @@ export async function summaryAt(db: Database, chainId: number, token: Hex, token
   return countGate.run(db, `${chainId}:${token}:${n}`, () => countAt(db, chainId, t, tokenType, n));
 }
 
-/** One count, kept with its block's hash; at most a few run at once (count-gate.ts). */
+/** One count, kept with its block's hash; at most a few run at once (read-gate.ts). */
 function countAt(db: Database, chainId: number, t: Buffer, tokenType: TokenType, n: string): Promise<HoldersSummary> {
   return db.transaction(async (tx) => {
     if (db.engine === 'postgres') await tx.query(`SET LOCAL statement_timeout = '${COUNT_TIMEOUT}'`);

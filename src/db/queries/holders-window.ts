@@ -6,6 +6,8 @@ import { holdersSourceSql, type HoldersSource } from './holders.js';
 export interface HolderBalance {
   holder: Hex;
   value: bigint;
+  /** ERC-1155 only: a holder has a row per id */
+  tokenId: bigint | null;
 }
 
 export interface HoldersWindowParams {
@@ -28,7 +30,7 @@ export function holdersWindowQuery(params: HoldersWindowParams) {
   const dir = params.sort === 'asc' ? 'ASC' : 'DESC';
   const args: unknown[] = [params.chainId, toBytea(params.token), params.limit, params.offset];
   const { from, where } = holdersSourceSql(params.source, args, { dir, keyset: () => '', rows: '($3::bigint + $4::bigint)' });
-  const text = `SELECT encode(b.holder, 'hex') AS holder, b.value::text AS value
+  const text = `SELECT encode(b.holder, 'hex') AS holder, b.value::text AS value, b.token_id::text AS token_id
      FROM ${from}
      WHERE ${where}
      ORDER BY b.value ${dir}, b.holder ${dir}, b.token_id ${dir}
@@ -38,6 +40,6 @@ export function holdersWindowQuery(params: HoldersWindowParams) {
 
 export async function holdersWindow(db: Queryable, params: HoldersWindowParams): Promise<HolderBalance[]> {
   const { text, args } = holdersWindowQuery(params);
-  const rows = await db.query<{ holder: string; value: string }>(text, args, { prepare: true });
-  return rows.map((r) => ({ holder: fromHexText(r.holder), value: BigInt(r.value) }));
+  const rows = await db.query<{ holder: string; value: string; token_id: string | null }>(text, args, { prepare: true });
+  return rows.map((r) => ({ holder: fromHexText(r.holder), value: BigInt(r.value), tokenId: r.token_id === null ? null : BigInt(r.token_id) }));
 }

@@ -82,16 +82,21 @@ function scopeText(error: HttpError, request: FastifyRequest): string | undefine
 
 /**
  * Refusals are HTTP 200 with a NOTOK envelope, as that API answers them (its clients read the
- * body, not the status); the rate-limit headers stay on the reply. Server-side failures keep
+ * body, not the status; metrics count them under the status they stand for,
+ * request-metrics.ts); the rate-limit headers stay on the reply. Server-side failures keep
  * their 5xx status so proxies and monitors see them, with an envelope body all the same.
  */
 export function etherscanErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  if (error instanceof EtherscanError) return reply.code(200).send(notOk(error.message));
+  const refuse = (status: number, text: string) => {
+    request.refusedAs = status;
+    return reply.code(200).send(notOk(text));
+  };
+  if (error instanceof EtherscanError) return refuse(400, error.message);
   const text = error instanceof HttpError ? scopeText(error, request) : undefined;
-  if (text !== undefined) return reply.code(200).send(notOk(text));
+  if (text !== undefined) return refuse(error.statusCode!, text);
   // the schema validator's or Fastify's own client errors (a query value over the length limit)
   if (error.validation || (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)) {
-    return reply.code(200).send(notOk(TEXT.parameter));
+    return refuse(error.statusCode ?? 400, TEXT.parameter);
   }
   if (error instanceof DatabaseUnavailableError) return replyUnavailable(error, request, reply).send(notOk(TEXT.unavailable));
   request.log.error({ err: error }, 'unhandled error');

@@ -1,6 +1,6 @@
 import { holdingsWindow, type Holding } from '../../../db/queries/holdings.js';
 import { EMPTY, noRecords, ok, TEXT } from './envelope.js';
-import { addressParam, pageWindow, PAGING_PARAMETERS } from './params.js';
+import { addressParam, pageWindow, PAGING_PARAMETERS, readWindow } from './params.js';
 import type { EtherscanAction } from './action.js';
 
 /** What tells addresstokenbalance from addresstokennftbalance: the standard and its extra fields. */
@@ -26,7 +26,10 @@ export function holdingsAction(spec: HoldingsSpec): EtherscanAction {
       const holder = addressParam(query, 'address', TEXT.address);
       // any page: an address may hold more than 10,000 tokens, and each page is one range scan
       const window = pageWindow(query, { deep: true, sort: 'asc' });
-      const rows = await holdingsWindow(db, { chainId, holder, type: spec.type, ...window, hidden: await hidden() });
+      const shown = await hidden();
+      const rows = await readWindow(db, `${spec.action}:${chainId}:${holder}:${shown.join()}`, window, () =>
+        holdingsWindow(db, { chainId, holder, type: spec.type, ...window, hidden: shown }),
+      );
       if (rows.length === 0) return noRecords(EMPTY.records);
       return ok(
         rows.map((h) => ({

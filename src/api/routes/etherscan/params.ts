@@ -1,4 +1,5 @@
 import type { Hex } from '../../../db/rows.js';
+import { deepPageGate } from '../../../db/queries/read-gate.js';
 import { EtherscanError, TEXT } from './envelope.js';
 
 /** The query as the route sees it: names lowercased, a repeated name a list. */
@@ -71,6 +72,18 @@ export function pageWindow(query: EtherscanQuery, options: { deep: boolean; sort
   if (options.deep && size > MAX_WINDOW) throw new EtherscanError(TEXT.offset);
   if (size > MAX_WINDOW || (!options.deep && page * size > MAX_WINDOW)) throw new EtherscanError(TEXT.window);
   return { offset: (page - 1) * size, limit: size, sort };
+}
+
+/**
+ * Reads a window of a list: at once within that API's own window (the first MAX_WINDOW rows),
+ * past it under the process's deep-page gate (read-gate.ts), since such a page walks every row
+ * before it (seconds at millions of holders) and a few clients could otherwise hold every
+ * connection of the pool. `list` names the list (action, chain, address, block); the same
+ * window of it asked again while it is read shares the read.
+ */
+export function readWindow<T>(db: object, list: string, window: PageWindow, read: () => Promise<T>): Promise<T> {
+  if (window.offset + window.limit <= MAX_WINDOW) return read();
+  return deepPageGate.run(db, `${list}:${window.offset}:${window.limit}:${window.sort}`, read);
 }
 
 /** The parameter descriptions of a paged action (README, OpenAPI). */

@@ -1,19 +1,25 @@
 import { findToken } from '../../../db/queries/holders.js';
 import { holdersWindow } from '../../../db/queries/holders-window.js';
 import { EMPTY, noRecords, ok, TEXT } from './envelope.js';
-import { addressParam, pageWindow, PAGING_PARAMETERS } from './params.js';
+import { addressParam, pageWindow, PAGING_PARAMETERS, readWindow } from './params.js';
 import { optionalBlockno, pastTokenOrRefuse } from './past-block.js';
 import type { EtherscanAction } from './action.js';
 import type { HolderBalance } from '../../../db/queries/holders-window.js';
 
-const holderRow = (r: HolderBalance) => ({ TokenHolderAddress: r.holder, TokenHolderQuantity: r.value.toString() });
+/** ERC-1155 rows also say which id (`TokenId`, as that API names a token id in its NFT lists): a holder has one per id. */
+const holderRow = (r: HolderBalance) => ({
+  TokenHolderAddress: r.holder,
+  TokenHolderQuantity: r.value.toString(),
+  ...(r.tokenId === null ? {} : { TokenId: r.tokenId.toString() }),
+});
 
 /**
  * module=token&action=tokenholderlist: holders richest first, in the v2 list's order (ERC-1155:
- * one row per holder and token id, like that list). Any page may be read: each is one range
+ * one row per holder and token id, like that list, with the id). Any page may be read: each is one range
  * scan of token_balances_page that skips the rows before it, and a page past the token's
  * holder count is answered without one. An unknown token has no holders. With `blockno`, the
- * holders at that block, paged the same way over the balances at that block.
+ * holders at that block, paged the same way over the balances at that block. A page past the
+ * first 10,000 rows waits its turn at the deep-page gate (params.ts readWindow).
  */
 export const tokenHolderList: EtherscanAction = {
   module: 'token',
@@ -26,7 +32,9 @@ export const tokenHolderList: EtherscanAction = {
     const block = optionalBlockno(query);
     if (block !== undefined) {
       if ((await pastTokenOrRefuse(db, chainId, token, block)) === null) return noRecords(EMPTY.records);
-      const rows = await holdersWindow(db, { chainId, token, ...window, source: { kind: 'past', block } });
+      const rows = await readWindow(db, `holders:${chainId}:${token}:${block}`, window, () =>
+        holdersWindow(db, { chainId, token, ...window, source: { kind: 'past', block } }),
+      );
       if (rows.length === 0) return noRecords(EMPTY.records);
       return ok(rows.map(holderRow));
     }
@@ -35,7 +43,7 @@ export const tokenHolderList: EtherscanAction = {
       // (an ERC-1155 token has a row per holder and id: its holder count bounds nothing)
       if (!found || (found.type !== 'ERC-1155' && BigInt(window.offset) >= found.holderCount)) return noRecords(EMPTY.records);
     }
-    const rows = await holdersWindow(db, { chainId, token, ...window });
+    const rows = await readWindow(db, `holders:${chainId}:${token}`, window, () => holdersWindow(db, { chainId, token, ...window }));
     if (rows.length === 0) return noRecords(EMPTY.records);
     return ok(rows.map(holderRow));
   },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CountGate, CountsBusyError } from './count-gate.js';
+import { COUNT_GATE, ReadGate, ReadsBusyError } from './read-gate.js';
 
 /** A count that ends when the test says so, and says how often it was started. */
 function heldCount() {
@@ -9,18 +9,18 @@ function heldCount() {
   return held;
 }
 
-describe('CountGate', () => {
+describe('ReadGate', () => {
   const db = {};
 
   it('runs at most `concurrency` counts, queues `waiting` more, refuses the next as busy', async () => {
-    const gate = new CountGate({ concurrency: 2, waiting: 1 });
+    const gate = new ReadGate({ ...COUNT_GATE, concurrency: 2, waiting: 1 });
     const counts = [heldCount(), heldCount(), heldCount()];
     const results = counts.map((c, i) => gate.run(db, `block ${i}`, c.count));
     await Promise.resolve();
     expect(counts.map((c) => c.starts)).toEqual([1, 1, 0]);
     const refused = await gate.run(db, 'block 3', heldCount().count).catch((e: unknown) => e);
-    expect(refused).toBeInstanceOf(CountsBusyError);
-    expect((refused as CountsBusyError).retryAfterSeconds).toBeGreaterThan(0);
+    expect(refused).toBeInstanceOf(ReadsBusyError);
+    expect((refused as ReadsBusyError).retryAfterSeconds).toBeGreaterThan(0);
     counts[0]!.release('a');
     expect(await results[0]).toBe('a');
     await new Promise((r) => setTimeout(r, 0));
@@ -36,7 +36,7 @@ describe('CountGate', () => {
   });
 
   it('shares a running count with the same key on the same database, not across databases', async () => {
-    const gate = new CountGate({ concurrency: 4, waiting: 0 });
+    const gate = new ReadGate({ ...COUNT_GATE, concurrency: 4, waiting: 0 });
     const first = heldCount();
     const second = heldCount();
     const other = heldCount();
@@ -57,7 +57,7 @@ describe('CountGate', () => {
   });
 
   it('a failed count is not kept: the next ask runs it again', async () => {
-    const gate = new CountGate({ concurrency: 1, waiting: 0 });
+    const gate = new ReadGate({ ...COUNT_GATE, concurrency: 1, waiting: 0 });
     await expect(gate.run(db, 'k', () => Promise.reject(new Error('statement timeout')))).rejects.toThrow('statement timeout');
     expect(await gate.run(db, 'k', async () => 'counted')).toBe('counted');
   });
