@@ -32,15 +32,22 @@ function parsedQuery(request: { url?: string; query?: unknown }, rawQuery: strin
   return parsed;
 }
 
-function parameter(name: string, value: unknown): string {
+function parameter(name: string, value: unknown, paths: LoggedPaths): string {
   if (SECRET_PARAMETERS.has(name)) return `${name}=${REDACTED}`;
   if (!PUBLIC_PARAMETERS.has(name)) return `${REDACTED}=${REDACTED}`;
   const values = Array.isArray(value) ? value : [value];
-  return values.map((v) => `${name}=${encodeURIComponent(cut(String(v), MAX_VALUE))}`).join('&');
+  return values.map((v) => `${name}=${paths.value(String(v)) ? encodeURIComponent(cut(String(v), MAX_VALUE)) : REDACTED}`).join('&');
 }
 
 /** A path segment that may be an address, a hash or a number, and so may be logged as it is. */
 const VALUE_SEGMENT = /^(0x[0-9a-fA-F]{0,128}|[0-9]{1,20})$/;
+/**
+ * A public parameter's value that may be logged as it is: shaped like an address, a hash or a
+ * number, or a lowercase word (`module=token`, `sort=desc`, `tag=latest`). Anything else (a key
+ * pasted into `items_count` or `address_hash`) is redacted: our generated keys mix cases and
+ * digits, and an operator's own key of that shape is a configured secret, redacted by name.
+ */
+const VALUE_PARAMETER = /^(0x[0-9a-fA-F]{0,128}|[0-9]{1,20}|[a-z]{1,32})$/;
 
 /**
  * What a logged path keeps of its segments: the routes' own words (`api`, `tokens`, `holders`…)
@@ -62,12 +69,17 @@ export class LoggedPaths {
     const segments = cut(path, MAX_PATH).split('/');
     return segments.map((s) => (s === '' || this.words.has(s) || (VALUE_SEGMENT.test(s) && !this.secrets.has(s)) ? s : REDACTED)).join('/');
   }
+
+  /** Whether a public query parameter's value may be logged as it is. */
+  value(value: string): boolean {
+    return VALUE_PARAMETER.test(value) && !this.secrets.has(value);
+  }
 }
 
 /**
  * The request's URL for a log line, built from the parsed query rather than by pattern on the
  * raw text: names are decoded before they are judged, so no encoding of a secret's name lets
- * its value through. The path keeps what `paths` allows of it.
+ * its value through. The path, and the public parameters' values, keep what `paths` allows.
  */
 export function loggedUrl(request: { url?: string; query?: unknown }, paths: LoggedPaths): string {
   const url = request.url ?? '';
@@ -75,7 +87,7 @@ export function loggedUrl(request: { url?: string; query?: unknown }, paths: Log
   const path = paths.path(q === -1 ? url : url.slice(0, q));
   if (q === -1) return path;
   const query = parsedQuery(request, url.slice(q + 1));
-  const parts = Object.entries(query).map(([name, value]) => parameter(name, value));
+  const parts = Object.entries(query).map(([name, value]) => parameter(name, value, paths));
   return parts.length === 0 ? path : `${path}?${parts.join('&')}`;
 }
 

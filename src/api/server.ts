@@ -4,7 +4,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Redis } from 'ioredis';
 import { Registry as MetricsRegistry } from 'prom-client';
-import { withProcessMetrics } from './metrics-server.js';
+import { metricsText, withProcessMetrics } from './metrics-server.js';
 import { requestMetrics } from './request-metrics.js';
 import { logThrottle } from '../log-throttle.js';
 import type { Database } from '../db/client.js';
@@ -101,7 +101,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
           ms: Math.round(reply.elapsedTime * 100) / 100,
           // who: the client's address and the key's id (never the key)
           ip: request.ip,
-          ...(request.apiKey ? { key: request.apiKey.id } : {}),
+          ...(request.apiKey ? { key: request.apiKey.logged } : {}),
         },
         'request',
       );
@@ -145,13 +145,16 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   const registry = new Registry(db, options.api.restrictedAddresses);
   healthRoute(app, registry, { maxLag: options.api.healthMaxLag, staleMs: options.api.healthStaleMs });
   await webRoute(app, options.webRoot);
-  app.get('/api/v2/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // Built once: the routes do not change once the server is ready, and it is served without a key.
+  let openApi: string | undefined;
+  app.get('/api/v2/openapi.json', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type('application/json; charset=utf-8').send((openApi ??= JSON.stringify(app.swagger()))),
+  );
   const metrics = options.metrics ?? new MetricsRegistry();
   withProcessMetrics(metrics);
   requestMetrics(app, metrics);
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) =>
-    reply.type(metrics.contentType).send(await metrics.metrics()),
-  );
+  const text = metricsText(metrics);
+  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => reply.type(metrics.contentType).send(await text()));
 
   // A Redis that does not answer leaves each process its own limits: said once a minute at most.
   const fallbackLog = logThrottle(60_000);

@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { buildServer } from '../../src/api/server.js';
 import { ensureChain } from '../../src/db/queries/chains.js';
-import { createApiKey } from '../../src/db/queries/api-keys.js';
+import { createApiKey, hashApiKey } from '../../src/db/queries/api-keys.js';
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../src/db/client.js';
 import { freshDatabase } from '../support/databases.js';
@@ -85,6 +85,10 @@ describe('keys never reach the logs', () => {
       `/1/api/v2/addresses/${SECRET}/blocks-validated`,
       `/${key}`,
       `/1/api/v2/tokens/${addressOf(2)};apikey=${wrongKey()}/holders`,
+      // pasted into a public parameter (pentest review): its value is not an address, number or word
+      `${path}?items_count=${SECRET}`,
+      `/1/api/v2/tokens/${addressOf(2)}/holders?address_hash=${key}&value=${wrongKey()}&block_number=${SECRET}`,
+      `/v2/api?chainid=1&module=${key}&action=tokenholdercount&contractaddress=${SECRET}&page=${wrongKey()}`,
     ];
     const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     for (const url of urls) await (await fetch(`${base}${url}`)).arrayBuffer();
@@ -120,14 +124,26 @@ describe('keys never reach the logs', () => {
       logger: pino({ level: 'info' }, sink),
     });
     try {
-      for (const url of [`/1/api/v2/tokens/${TEST_KEY_HEX}/holders`, `/api/v2/admin/keys/${digits}`, `/1/api/v2/addresses/${hexKey}/blocks-validated`, `/1/api/v2/blocks/12345`]) {
+      for (const url of [
+        `/1/api/v2/tokens/${TEST_KEY_HEX}/holders`,
+        `/api/v2/admin/keys/${digits}`,
+        `/1/api/v2/addresses/${hexKey}/blocks-validated`,
+        `/1/api/v2/blocks/12345`,
+        // the same in public parameters, where they are shaped like their values
+        `/1/api/v2/addresses/${addressOf(1)}/blocks-validated?items_count=${digits}&address_hash=${hexKey}`,
+        `/v2/api?chainid=1&module=token&action=tokenholdercount&contractaddress=${TEST_KEY_HEX}&apikey=${TEST_KEY_HEX}`,
+      ]) {
         await server.inject({ method: 'GET', url });
       }
+      await server.inject({ method: 'GET', url: '/1/api/v2/blocks/12345', headers: { 'x-api-key': TEST_KEY_HEX } });
     } finally {
       await server.close();
     }
     expect(leakedSecrets(own, [TEST_KEY_HEX, digits, hexKey])).toEqual([]);
     expect(own).toContain(`"url":"/1/api/v2/blocks/12345"`);
+    // a static key is named by its place in the list, with nothing of its digest (pentest review)
+    expect(own).toContain('"key":"env:0"');
+    expect(own).not.toContain(hashApiKey(TEST_KEY_HEX).slice(0, 8));
   });
 
   it('a keyless budget without CORS origins, which can serve no one, is said at start', async () => {

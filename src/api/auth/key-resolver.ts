@@ -5,8 +5,13 @@ import { isWellFormedKey } from './key-format.js';
 import { API_KEY_FORMAT_TEXT } from '../limits.js';
 
 export interface ResolvedKey {
-  /** stable id for rate limiting and logs; never the key itself */
+  /** stable id for rate limiting and ownership (account entries); never the key itself */
   id: string;
+  /**
+   * What a log line calls it: the id, less a static key's digest prefix (32 bits of an unsalted
+   * SHA-256 in every line would let whoever reads the logs test guesses of a short key offline).
+   */
+  logged: string;
   rateLimit: number | null;
 }
 
@@ -66,7 +71,7 @@ export class KeyResolver {
         // the message names the entry, never the key
         if (!isWellFormedKey(key)) throw new ConfigError(`EXPLORER_API_KEYS: entry ${i + 1} is not a valid key (${API_KEY_FORMAT_TEXT})`);
         const digest = hashApiKey(key);
-        return [digest, { id: `env:${i}:${digest.slice(0, 8)}`, rateLimit: null }];
+        return [digest, { id: `env:${i}:${digest.slice(0, 8)}`, logged: `env:${i}`, rateLimit: null }];
       }),
     );
   }
@@ -116,7 +121,7 @@ export class KeyResolver {
       remember(this.invalid, digest, asked + this.missTtlMs, this.maxInvalid);
       return null;
     }
-    const key = { id: `db:${record.id}`, rateLimit: record.rateLimit };
+    const key = { id: `db:${record.id}`, logged: `db:${record.id}`, rateLimit: record.rateLimit };
     remember(this.valid, digest, { key, expires: asked + this.ttlMs }, this.maxValid);
     return key;
   }
