@@ -7,7 +7,11 @@ export type CsvValue = string | number | boolean | null;
  */
 export function csvField(value: CsvValue): string {
   if (value === null) return '';
-  const text = String(value).replace(/[\r\n]+/g, ' ');
+  let text = String(value).replace(/[\r\n]+/g, ' ');
+  // A spreadsheet runs a cell that starts with one of these as a formula, and a token's or a
+  // label's name is anyone's to choose (`=HYPERLINK(…)`): such text is kept as text with a
+  // leading apostrophe, as spreadsheets themselves write it. Numbers and hashes never start so.
+  if (typeof value === 'string' && /^[=+\-@\t]/.test(text)) text = `'${text}`;
   return /[",]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

@@ -31,10 +31,22 @@ export function fileSink(path: string, append: boolean): LineSink {
   };
 }
 
-/** stdout stays open after the export: only its drain is awaited. */
+/** What a write into a pipe whose reader has gone (`explorer export … | head`) fails with. */
+export const isReaderGone = (error: unknown): boolean => (error as NodeJS.ErrnoException | null)?.code === 'EPIPE';
+
+/**
+ * stdout stays open after the export: only its drain is awaited. A reader that went away fails
+ * the next write with EPIPE, an error event that unheard would crash the process: it is heard
+ * here and ends the export (isReaderGone).
+ */
 export function stdoutSink(stream: Writable = process.stdout): LineSink {
+  let fail!: (error: Error) => void;
+  const failed = new Promise<never>((_, reject) => (fail = reject));
+  failed.catch(() => undefined);
+  // every error heard, not only the first: a second write in flight fails the same way
+  stream.on('error', (error) => fail(error));
   return {
-    write: (chunk) => writeTo(stream, chunk),
+    write: (chunk) => Promise.race([writeTo(stream, chunk), failed]),
     close: async () => undefined,
   };
 }

@@ -22,8 +22,8 @@ const MULTI = addressOf(0, 'export-token:multi');
 const MINER = addressOf(0, 'export-miner');
 const HOLDER_COUNT = 10_000;
 const holderAt = (i: number) => addressOf(i, 'export-holder');
-// names that CSV has to quote, and one with a line break
-const NAMES = ['Plain', 'Comma, Inc.', 'Say "hi"', 'two\nlines'];
+// names that CSV has to quote, one with a line break, and some a spreadsheet would run as formulas
+const NAMES = ['Plain', 'Comma, Inc.', 'Say "hi"', 'two\nlines', '=HYPERLINK("http://evil.example","claim")', '@SUM(A1)', '+1+1', '-2'];
 
 let api: TestApi;
 let baseUrl: string;
@@ -47,9 +47,11 @@ const holdersPath = (token: string) => `/${CHAIN}/api/v2/tokens/${token}/holders
 const blocksPath = `/${CHAIN}/api/v2/addresses/${MINER}/blocks-validated`;
 
 const quote = (text: string) => (/[",]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
+/** what a spreadsheet would run as a formula is written as text: an apostrophe first */
+const asText = (text: string) => (/^[=+\-@]/.test(text) ? `'${text}` : text);
 const expectedHolderCsv = (items: any[]) => [
   'address,value,token_id,name,is_contract',
-  ...items.map((h) => [h.address.hash, h.value, h.token_id ?? '', quote((h.address.name ?? '').replace(/\n/g, ' ')), String(h.address.is_contract)].join(',')),
+  ...items.map((h) => [h.address.hash, h.value, h.token_id ?? '', quote(asText((h.address.name ?? '').replace(/\n/g, ' '))), String(h.address.is_contract)].join(',')),
 ];
 const lines = (file: string) => readFileSync(file, 'utf8').split('\n').slice(0, -1);
 const jsonl = (file: string) => lines(file).map((l) => JSON.parse(l));
@@ -110,7 +112,12 @@ describe('explorer export', () => {
     const out = join(dir, 'big.csv');
     await exportList('holders', options(BIG, { out }));
     expect(lines(out)).toEqual(expectedHolderCsv(bigItems));
-    expect(readFileSync(out, 'utf8')).toContain('"Comma, Inc."');
+    const text = readFileSync(out, 'utf8');
+    expect(text).toContain('"Comma, Inc."');
+    // no cell starts a formula (outside review: a contract's name is anyone's to choose)
+    for (const line of text.split('\n').slice(1, -1)) expect(line.split(',')[3]).not.toMatch(/^"?[=+\-@]/);
+    expect(text).toContain(`,"'=HYPERLINK(""http://evil.example"",""claim"")",`);
+    expect(text).toContain(`,'@SUM(A1),`);
   });
 
   it('blocks-validated as CSV and JSONL', async () => {
@@ -255,6 +262,22 @@ describe('explorer export', () => {
     expect(code, stderr).toBe(1);
     // (this server has indexed nothing: no block to take the list at, said on the line before)
     expect(stderr).toMatch(/\nexplorer export: HTTP 404: Not found \(the API serves no such chain, or knows no such token on it\) \(http:\/\/.*\)\n$/);
+  });
+
+  it('to a pipe whose reader stops early (`| head`): the export ends quietly, exit 0, no stack', async () => {
+    const child = spawn(process.execPath, explorerArgv(['export', 'holders', '--chain', String(CHAIN), '--token', BIG, '--url', baseUrl, '--page-size', '5']), {
+      cwd: process.cwd(),
+      env: { ...process.env, EXPLORER_API_KEY: TEST_KEY },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    // the first lines read, the reader goes, as `head -2` does
+    await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+    child.stdout.destroy();
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code, stderr).toBe(0);
+    expect(stderr).not.toMatch(/EPIPE|Error:|\n\s+at /);
   });
 
   it('without --block, holders are one snapshot at the block indexed when the export began, kept by --resume', async () => {

@@ -4,6 +4,7 @@ import { createExplorerClient, ExplorerError, type ExplorerClient } from '../../
 import { blocksKind, holdersKind, type ExportFormat } from '../../export/kinds.js';
 import { runExport, type ExportOptions, type ExportResult } from '../../export/run.js';
 import { readState } from '../../export/state.js';
+import { isReaderGone } from '../../export/sink.js';
 import { chainIdArgument } from '../arguments.js';
 
 export interface ExportCliOptions {
@@ -165,6 +166,8 @@ function subcommand(list: ExportListName, targetFlag: '--token' | '--address', t
             `, ${seconds.toFixed(1)} s, ${Math.round(count / Math.max(seconds, 0.001))}/s\n`,
         );
       } catch (error) {
+        // `| head` has what it asked for: nothing to say, as any Unix filter would
+        if (isReaderGone(error)) return;
         // the server's answer is the message; a stack trace would only hide it
         if (!(error instanceof ExplorerError)) throw error;
         const what = error.status === 0 ? error.message : `HTTP ${error.status}: ${error.message}${notFoundHint(list, error.status, opts.block)}`;
