@@ -5,6 +5,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { Redis } from 'ioredis';
 import { Registry as MetricsRegistry } from 'prom-client';
 import { metricsText, withProcessMetrics } from './metrics-server.js';
+import { requestLog } from './request-log.js';
 import { requestMetrics } from './request-metrics.js';
 import { logThrottle } from '../log-throttle.js';
 import type { Database } from '../db/client.js';
@@ -40,7 +41,7 @@ import { chainInfoRoutes } from './routes/chain-info.js';
 import { adminRoutes } from './routes/admin.js';
 import { accountRoutes } from './routes/account.js';
 import { AccountIndex, privateAddressData } from './account/private-data.js';
-import { LoggedPaths, loggedUrl, logSerializers } from './redact.js';
+import { LoggedPaths, logSerializers } from './redact.js';
 
 export interface ServerOptions {
   db: Database;
@@ -91,22 +92,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   // every route's own words may be logged as they are (redact.ts)
   app.addHook('onRoute', (route) => paths.addRoute(route.url));
   // (skipped when nothing would be logged: building the URL is measurable per request)
-  if (logger) {
-    app.addHook('onResponse', async (request, reply) => {
-      request.log.info(
-        {
-          method: request.method,
-          url: loggedUrl(request, paths),
-          status: reply.statusCode,
-          ms: Math.round(reply.elapsedTime * 100) / 100,
-          // who: the client's address and the key's id (never the key)
-          ip: request.ip,
-          ...(request.apiKey ? { key: request.apiKey.logged } : {}),
-        },
-        'request',
-      );
-    });
-  }
+  if (logger) requestLog(app, paths);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

@@ -18,6 +18,8 @@ const SECRET = `restricted-${randomBytes(12).toString('hex')}`;
 const TEST_KEY_HEX = `0x${randomBytes(32).toString('hex')}`;
 const path = `/1/api/v2/addresses/${addressOf(1)}/blocks-validated`;
 
+const requestLines = (logged: string) => logged.split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((l) => l.msg === 'request');
+
 /** Every character percent-encoded: `%61%70…`. */
 const encodeAll = (text: string) => [...Buffer.from(text)].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');
 
@@ -156,6 +158,29 @@ describe('keys never reach the logs', () => {
     expect(own.match(/publicRateLimit is set but corsOrigins is empty/g)).toHaveLength(1);
   });
 
+  it('refusals of a flood (401, 429, the Etherscan-style NOTOK ones too) are logged at most once a second each, saying how many were held back', async () => {
+    let own = '';
+    const sink = new Writable({ write: (chunk, _enc, done) => ((own += chunk.toString()), done()) });
+    const server = await buildServer({ db, api: apiConfig({ defaultRateLimit: 1_000 }), logger: pino({ level: 'info' }, sink) });
+    try {
+      const wrong = () => `exp_${randomBytes(24).toString('base64url')}`;
+      for (let i = 0; i < 30; i++) await server.inject({ url: `/v2/api?chainid=1&module=token&action=tokenholdercount&contractaddress=${addressOf(2)}&apikey=${wrong()}` });
+      for (let i = 0; i < 30; i++) await server.inject({ url: `${path}?apikey=${wrong()}` });
+      await new Promise((resolve) => setTimeout(resolve, 1_050));
+      await server.inject({ url: `${path}?apikey=${wrong()}` });
+      // answers that are no refusal are each logged
+      for (let i = 0; i < 3; i++) await server.inject({ url: '/no/such/route' });
+    } finally {
+      await server.close();
+    }
+    const lines = requestLines(own);
+    const refused = lines.filter((l) => l.status === 401 || l.refusedAs === 401);
+    expect(refused.length).toBeLessThanOrEqual(3);
+    expect(refused.at(-1)!.heldBack).toBeGreaterThanOrEqual(55);
+    expect(refused.some((l) => l.status === 200 && l.refusedAs === 401)).toBe(true);
+    expect(lines.filter((l) => l.status === 404)).toHaveLength(3);
+  });
+
   it('nor does a malformed request, whose raw bytes Node keeps on the error', async () => {
     const port = (app.server.address() as AddressInfo).port;
     const raw = `GET ${path}?apikey=${key}&key=${SECRET} HTTP/1.1\r\nhost: x\r\nx-api-key: ${key}\r\nbroken header line\r\n\r\n`;
@@ -174,7 +199,6 @@ describe('keys never reach the logs', () => {
 });
 
 describe('request lines say who asked, and answers carry the line\'s id', () => {
-  const requestLines = (logged: string) => logged.split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((l) => l.msg === 'request');
 
   it.each([
     ['directly', [] as string[], '127.0.0.1'],
