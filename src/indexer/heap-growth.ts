@@ -13,7 +13,7 @@ export const HEAP_GROWING_PERCENT = 50;
 
 let applied = false;
 
-/** Process-wide, once: the indexer shares its process with the API server under `explorer start`. */
+/** Process-wide, once: the indexer and the API server (cli/commands/serve.ts) both ask for it, and share a process under `explorer start`. */
 export function boundHeapGrowth(): void {
   if (applied) return;
   applied = true;
