@@ -200,13 +200,6 @@ function decodeInto(log: RpcLog, wrappedNativeTokens: ReadonlySet<string>, out: 
   }
 }
 
-/** Transfers in one log (several for an ERC-1155 batch, none for anything else). */
-export function decodeTokenTransfer(log: RpcLog, wrappedNativeTokens: ReadonlySet<string> = new Set()): TokenTransfer[] {
-  const out: TokenTransfer[] = [];
-  decodeInto(log, wrappedNativeTokens, out);
-  return out;
-}
-
 export function decodeTokenTransfers(logs: readonly RpcLog[], options: DecodeTokenTransfersOptions = {}): TokenTransfer[] {
   const wrapped = new Set([...(options.wrappedNativeTokens ?? [])].map((a) => a.toLowerCase()));
   const out: TokenTransfer[] = [];

@@ -1,4 +1,4 @@
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 
 /**
  * The sidecar `FILE.state.json`, rewritten (atomically, by rename) after every page is on
@@ -40,8 +40,4 @@ export function writeState(out: string, state: ExportState): void {
   const path = statePath(out);
   writeFileSync(`${path}.tmp`, `${JSON.stringify(state)}\n`);
   renameSync(`${path}.tmp`, path);
-}
-
-export function removeState(out: string): void {
-  rmSync(statePath(out), { force: true });
 }

@@ -21,8 +21,3 @@ export function detectOnce<T>(owner: object, feature: string, probe: () => Promi
   });
   return pending;
 }
-
-/** Drop a cached answer, e.g. after a node was upgraded behind the same URL. */
-export function forgetDetection(owner: object, feature: string): void {
-  detections.get(owner)?.delete(feature);
-}

@@ -2,7 +2,7 @@
  * The parts of the Nitro rollup contracts (OffchainLabs/nitro-contracts) the settlement follower
  * reads: the rollup's two addresses, the SequencerInbox's batch event and batch-posting functions
  * (whose calldata holds the batch's message counts), the Outbox's confirmation event.
- * test/arbitrum/abi.test.ts holds these against the ABIs the npm package ships.
+ * src/chains/arbitrum/batch-data.test.ts holds these against the ABIs the npm package ships.
  */
 import { parseAbi } from 'viem';
 

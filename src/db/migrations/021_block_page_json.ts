@@ -5,7 +5,7 @@
 // adds per request, in the page's order: a page is an index-only scan of adjacent entries.
 // blocks_by_miner stays as it is for what counts a miner's blocks (index-only over narrow
 // entries). Blocks written before this migration have no rendering until the indexer's backfill
-// writes it (indexer/block-page-backfill.ts, blocks_page_json_pending); a page meeting one reads
+// writes it (the enrichment loop, db/queries/block-pages.ts, blocks_page_json_pending); a page meeting one reads
 // the full rows instead, as before.
 export const sql = /* sql */ `
 ALTER TABLE blocks ADD COLUMN page_json text;

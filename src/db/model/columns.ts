@@ -3,7 +3,7 @@
  * the row type, the bulk upsert (one `INSERT … SELECT FROM unnest(arrays)` statement), the select
  * list and the row reader, so adding a column is one line in the model (plus its migration).
  *
- * Hashes travel as hex text (PGlite decodes bytea slowly; DESIGN.md), amounts as decimal text:
+ * Hashes travel as hex text (PGlite decodes bytea parameters slowly), amounts as decimal text:
  * a uint256 never passes through a JS number.
  */
 import type { Hex } from '../rows.js';
