@@ -1,6 +1,7 @@
 import type { Queryable } from '../client.js';
 import type { Hex, TokenType } from '../rows.js';
-import { toBytea, ZERO_ADDRESS_BYTEA } from '../hex.js';
+import { toBytea } from '../hex.js';
+import { heldSql } from './holder-rows.js';
 import { hiddenArg, notHiddenSql } from './hidden-tokens.js';
 import { addressLateralJoin, addressSelectColumns, readAddress, type AddressInfo, type AddressRowColumns } from './address-columns.js';
 import type { TokenSummary } from './holders.js';
@@ -21,12 +22,11 @@ export interface AddressDetails {
 }
 
 /**
- * The rows of token_balances_by_holder that count as holding a token ($1 chain, $2 address):
- * positive, not the zero address (it "holds" what was minted from it, as on the holders pages),
- * and no token the request may not see (`hidden` in parameter `hiddenParam`).
+ * The rows of token_balances_by_holder by which address $2 holds a token on chain $1 (heldSql),
+ * less the tokens the request may not see (`hidden` in parameter `hiddenParam`).
  */
 const held = (alias: string, hiddenParam: string) =>
-  `${alias}.chain_id = $1 AND ${alias}.holder = $2 AND ${alias}.value > 0 AND ${alias}.holder <> ${ZERO_ADDRESS_BYTEA} AND ${notHiddenSql(`${alias}.token`, hiddenParam)}`;
+  `${alias}.chain_id = $1 AND ${alias}.holder = $2 AND ${heldSql(alias)} AND ${notHiddenSql(`${alias}.token`, hiddenParam)}`;
 
 /**
  * One statement, each part one index probe: the address row (primary key, the same LATERAL

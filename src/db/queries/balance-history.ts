@@ -1,6 +1,7 @@
 import type { Database, Queryable } from '../client.js';
 import type { Hex, TokenType } from '../rows.js';
 import { toBytea } from '../hex.js';
+import { ZERO_ADDRESS } from '../../evm/hex.js';
 import { holdersAtSql } from './holder-rows.js';
 import { countGate } from './read-gate.js';
 
@@ -50,7 +51,7 @@ export async function balanceAt(db: Queryable, chainId: number, token: Hex, hold
     { prepare: true },
   );
   const v = rows[0]?.value ? BigInt(rows[0].value) : 0n;
-  return v > 0n && !/^0x0{40}$/i.test(holder) ? v : 0n;
+  return v > 0n && holder.toLowerCase() !== ZERO_ADDRESS ? v : 0n;
 }
 
 export interface HoldersSummary {

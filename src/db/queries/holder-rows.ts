@@ -10,11 +10,14 @@ import { ZERO_ADDRESS_BYTEA } from '../hex.js';
  */
 
 /**
- * The live holders: a positive balance, never the zero address. It repeats
- * token_balances_page's predicate, so the planner can use that partial index.
+ * A balance row that counts as holding its token: positive, never the zero address (it "holds"
+ * what was minted from it). It repeats token_balances_page's predicate, so the planner can use
+ * that partial index. Every list, count and supply of holders, and an address's holdings, read it.
  */
-export const pageFilter = (alias: string) => `${alias}.chain_id = $1 AND ${alias}.token = $2 AND ${alias}.value > 0
-  AND ${alias}.holder <> ${ZERO_ADDRESS_BYTEA}`;
+export const heldSql = (alias: string) => `${alias}.value > 0 AND ${alias}.holder <> ${ZERO_ADDRESS_BYTEA}`;
+
+/** The live holders of token $2 on chain $1. */
+export const pageFilter = (alias: string) => `${alias}.chain_id = $1 AND ${alias}.token = $2 AND ${heldSql(alias)}`;
 
 const liveAt = (alias: string, block: string) => `${pageFilter(alias)} AND ${alias}.block_number <= ${block}`;
 // (intervals are positive and never the zero address: the balance write keeps no others)

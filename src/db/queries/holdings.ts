@@ -1,6 +1,7 @@
 import type { Queryable } from '../client.js';
 import type { Hex } from '../rows.js';
-import { fromHexText, toBytea, ZERO_ADDRESS_BYTEA } from '../hex.js';
+import { fromHexText, toBytea } from '../hex.js';
+import { heldSql } from './holder-rows.js';
 import { hiddenArg, notHiddenSql } from './hidden-tokens.js';
 
 /** One token an address holds, with the token's metadata. */
@@ -41,8 +42,7 @@ export function holdingsQuery(params: HoldingsParams) {
      FROM token_balances b
      CROSS JOIN LATERAL (SELECT t.name, t.symbol, t.decimals FROM tokens t
                          WHERE t.chain_id = b.chain_id AND t.address = b.token AND t.type = $3 LIMIT 1) t
-     WHERE b.chain_id = $1 AND b.holder = $2 AND b.value > 0 AND b.token_id IS NULL
-       AND b.holder <> ${ZERO_ADDRESS_BYTEA}
+     WHERE b.chain_id = $1 AND b.holder = $2 AND ${heldSql('b')} AND b.token_id IS NULL
        AND ${notHiddenSql('b.token', '$6')}
      ORDER BY b.token ${dir}
      LIMIT $4 OFFSET $5`;

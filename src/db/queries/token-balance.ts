@@ -1,6 +1,7 @@
 import type { Queryable } from '../client.js';
 import type { Hex } from '../rows.js';
-import { toBytea, ZERO_ADDRESS_BYTEA } from '../hex.js';
+import { toBytea } from '../hex.js';
+import { heldSql } from './holder-rows.js';
 
 /**
  * What `balanceOf(holder)` of the token returns, from our balances: the ERC-20 amount or the
@@ -10,8 +11,7 @@ import { toBytea, ZERO_ADDRESS_BYTEA } from '../hex.js';
 export async function tokenBalance(db: Queryable, chainId: number, token: Hex, holder: Hex): Promise<bigint> {
   const rows = await db.query<{ value: string }>(
     `SELECT b.value::text AS value FROM token_balances b
-     WHERE b.chain_id = $1 AND b.token = $2 AND b.holder = $3 AND b.token_id IS NULL AND b.value > 0
-       AND b.holder <> ${ZERO_ADDRESS_BYTEA}`,
+     WHERE b.chain_id = $1 AND b.token = $2 AND b.holder = $3 AND b.token_id IS NULL AND ${heldSql('b')}`,
     [chainId, toBytea(token), toBytea(holder)],
     { prepare: true },
   );

@@ -1,6 +1,7 @@
 import type { Queryable } from '../client.js';
 import type { BalanceRow, Hex } from '../rows.js';
 import { fromHexText, hexArray, tokenIdText, ZERO_ADDRESS_BYTEA } from '../hex.js';
+import { heldSql } from './holder-rows.js';
 import { refreshHolderCounts } from './write-tokens.js';
 import { closeIntervals, SET_ABSOLUTE } from './write-history.js';
 
@@ -137,7 +138,7 @@ function balanceWriteSql(history: boolean): string {
        SELECT $1, c.token, c.holder, c.token_id, c.value, c.from_block, c.to_block FROM closed c
        -- only positive values answer anything (a balance without an interval at N is 0 there);
        -- a row first written in the batch has no previous block
-       WHERE c.value > 0 AND c.from_block < c.to_block AND c.holder <> ${ZERO_ADDRESS_BYTEA}
+       WHERE ${heldSql('c')} AND c.from_block < c.to_block
      )`
          : ''
      }

@@ -1,6 +1,7 @@
 import type { Queryable } from '../client.js';
 import type { BalanceRow, Hex } from '../rows.js';
-import { fromHexText, hexArray, tokenIdText, ZERO_ADDRESS_BYTEA } from '../hex.js';
+import { fromHexText, hexArray, tokenIdText } from '../hex.js';
+import { heldSql } from './holder-rows.js';
 
 /**
  * The history's write side besides the event path (migration 023: a past value is an interval
@@ -31,7 +32,7 @@ export async function closeIntervals(db: Queryable, chainId: number, rows: reado
      FROM unnest($2::text[], $3::text[], $4::numeric[], $5::bigint[], $6::numeric[]) AS u(token, holder, token_id, block_number, value)
      JOIN token_balances b ON b.chain_id = $1 AND b.token = decode(u.token, 'hex') AND b.holder = decode(u.holder, 'hex')
                           AND b.token_id IS NOT DISTINCT FROM u.token_id
-     WHERE b.value > 0 AND b.value <> u.value AND b.block_number < u.block_number AND b.holder <> ${ZERO_ADDRESS_BYTEA}`,
+     WHERE ${heldSql('b')} AND b.value <> u.value AND b.block_number < u.block_number`,
     [
       chainId,
       hexArray(rows.map((r) => r.token)),

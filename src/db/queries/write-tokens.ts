@@ -1,6 +1,7 @@
 import type { Queryable } from '../client.js';
 import type { BalanceRow, TokenRow } from '../rows.js';
-import { hexArray, ZERO_ADDRESS_BYTEA } from '../hex.js';
+import { hexArray } from '../hex.js';
+import { heldSql } from './holder-rows.js';
 import { closeIntervals, SET_ABSOLUTE } from './write-history.js';
 
 /** Inserts tokens; metadata already known is kept when a later lookup returns nothing. */
@@ -59,8 +60,7 @@ export async function refreshHolderCounts(db: Queryable, chainId: number, tokens
   await db.query(
     `UPDATE tokens t SET (holder_count, held_supply) = (
        SELECT count(DISTINCT b.holder), coalesce(sum(b.value), 0) FROM token_balances b
-       WHERE b.chain_id = t.chain_id AND b.token = t.address AND b.value > 0
-         AND b.holder <> ${ZERO_ADDRESS_BYTEA})
+       WHERE b.chain_id = t.chain_id AND b.token = t.address AND ${heldSql('b')})
      WHERE t.chain_id = $1 AND t.address = ANY(SELECT decode(x, 'hex') FROM unnest($2::text[]) x)`,
     [chainId, hexArray(tokens)],
   );
