@@ -51,4 +51,9 @@ export interface ChainKind<Key extends string = string, Schema extends TSchema =
    * aborts is left to the background task, which checks again when it reaches it.
    */
   checkAtStart?(context: KindTaskContext, signal: AbortSignal): Promise<void>;
+  /**
+   * The other nodes' URLs the chain's config gives the kind (a parent chain's): their keys are
+   * masked in every log line as the chain's own URLs are (cli/runtime.ts).
+   */
+  otherRpcUrls?(chain: ChainConfig): readonly string[];
 }

@@ -7,6 +7,8 @@ import { migrate } from '../db/migrate.js';
 import { IndexerMetrics } from '../indexer/metrics.js';
 import { logThrottle } from '../log-throttle.js';
 import { maskerOf, rpcUrlSecrets, serviceUrlSecrets } from '../rpc/url-secrets.js';
+import { CHAIN_KINDS } from '../chains/index.js';
+import type { ChainKind } from '../chains/kind.js';
 
 export interface Runtime {
   config: Config;
@@ -33,7 +35,7 @@ export function createLogger(level: string, config?: Config, destination?: Desti
 
 /** What of the configured URLs may be a secret. */
 function configSecrets(config: Config): string[] {
-  const rpc = config.chains.flatMap((chain) => [...chain.rpcUrls, ...(chain.arbitrum?.parentRpcUrls ?? [])]);
+  const rpc = config.chains.flatMap((chain) => [...chain.rpcUrls, ...(CHAIN_KINDS as readonly ChainKind[]).flatMap((kind) => kind.otherRpcUrls?.(chain) ?? [])]);
   const services = [config.databaseUrl, config.api.redisUrl].filter((url): url is string => typeof url === 'string');
   return [...rpc.flatMap(rpcUrlSecrets), ...services.flatMap(serviceUrlSecrets)];
 }

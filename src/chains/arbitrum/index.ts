@@ -69,6 +69,7 @@ export const arbitrum = {
   // the rollup and the parent's chain id, as the follower checks them, so that a wrong setting
   // is the start's error line rather than a fatal log line later; a parent out of reach now is
   // the follower's to wait for
+  otherRpcUrls: (chain) => chain.arbitrum?.parentRpcUrls ?? [],
   checkAtStart: async ({ db, chain, logger, createRpc }, signal) => {
     const settlement = chain.arbitrum;
     if (!settlement) return;
