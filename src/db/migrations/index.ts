@@ -33,7 +33,11 @@ export interface Migration {
   after?: (tx: Queryable) => Promise<void>;
 }
 
-/** Ordered; a migration once released is never edited, only followed by a new one. */
+/**
+ * Applied in this list's order, which is not their numbers' (017 and 018 were released before
+ * 013–016, 011 after them; 007 and 012 were never released): a new migration goes at the end,
+ * with the next free number. One once released is never edited, only followed by a new one.
+ */
 export const migrations: ReadonlyArray<Migration> = [
   { id: '001_init', sql: init.sql },
   { id: '002_indexer', sql: indexer.sql },
