@@ -12,3 +12,6 @@ export const API_KEY_FORMAT_TEXT = `${API_KEY_MIN_LENGTH} to ${API_KEY_MAX_LENGT
 
 /** Any query parameter's value, the restricted-access secret (`key`) included. */
 export const MAX_PARAMETER_LENGTH = 256;
+
+/** The v2 lists' page size: the most `items_count` may ask for, and what a page has without it (the reference's 50). */
+export const PAGE_SIZE = 50;

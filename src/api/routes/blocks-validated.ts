@@ -1,3 +1,4 @@
+import { PAGE_SIZE } from '../limits.js';
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../../db/client.js';
 import type { Hex } from '../../db/rows.js';
@@ -9,7 +10,6 @@ import { blocksPageJson, type BlocksPageView } from '../views/block-page-json.js
 import { addressView } from '../views/address.js';
 import { okSerializer } from '../ok-serializer.js';
 
-const DEFAULT_PAGE_SIZE = 50;
 
 export function blocksValidatedRoute(app: FastifyInstance, db: Queryable): void {
   app.get<{ Params: ChainParams; Querystring: BlocksValidatedQuery }>(
@@ -30,7 +30,7 @@ export function blocksValidatedRoute(app: FastifyInstance, db: Queryable): void 
     },
     async (request): Promise<BlocksPageView> => {
       const chain = request.chain;
-      const size = request.query.items_count ?? DEFAULT_PAGE_SIZE;
+      const size = request.query.items_count ?? PAGE_SIZE;
       const before = request.query.block_number;
       const page = await blocksValidatedPage(db, {
         chainId: chain.chainId,

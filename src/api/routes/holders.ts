@@ -1,3 +1,4 @@
+import { PAGE_SIZE } from '../limits.js';
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../db/client.js';
 import type { Hex } from '../../db/rows.js';
@@ -10,7 +11,6 @@ import { InvalidParameterError, notFound } from '../http-error.js';
 import { consensusHashes, wasOrphaned } from '../../db/queries/progress.js';
 import { pastBlockOrRefuse } from '../past-block.js';
 
-const DEFAULT_PAGE_SIZE = 50;
 
 type Cursor = { kind: 'first' } | { kind: 'after'; cursor: HoldersCursor } | { kind: 'null-value' };
 
@@ -82,7 +82,7 @@ export function holdersRoute(app: FastifyInstance, db: Database): void {
         if (!(await findToken(db, chainId, token))) throw notFound();
         return { items: [], next_page_params: null };
       }
-      const size = request.query.items_count ?? DEFAULT_PAGE_SIZE;
+      const size = request.query.items_count ?? PAGE_SIZE;
       // One row past the page says whether a next page exists.
       const page = await holdersPage(db, {
         chainId,

@@ -1,9 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { API_KEY_MAX_LENGTH } from '../limits.js';
+import { API_KEY_MAX_LENGTH, PAGE_SIZE } from '../limits.js';
 import { HASH_PATTERN } from './common.js';
 
 /** Per key and kind; the name's bounds are the reference's (1 to 35 characters). */
-export const ACCOUNT_LIMITS = { entriesPerKind: 2_000, nameLength: 35, pageSize: 50 } as const;
+export const ACCOUNT_LIMITS = { entriesPerKind: 2_000, nameLength: 35, pageSize: PAGE_SIZE } as const;
 
 export const AccountEntryBody = Type.Object(
   {

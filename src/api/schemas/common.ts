@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { API_KEY_MAX_LENGTH, MAX_PARAMETER_LENGTH } from '../limits.js';
+import { API_KEY_MAX_LENGTH, MAX_PARAMETER_LENGTH, PAGE_SIZE } from '../limits.js';
 
 /** `type: [T, "null"]`: OpenAPI 3.1 style, and fast for the response serializer (no anyOf). */
 export function Nullable<T extends TSchema>(schema: T) {
@@ -46,7 +46,7 @@ export const AuthQuery = {
     Type.String({ maxLength: API_KEY_MAX_LENGTH, description: 'API key (or the x-api-key header, or Authorization: Bearer)' }),
   ),
   key: Type.Optional(Type.String({ maxLength: MAX_PARAMETER_LENGTH, description: 'Secret key giving access to restricted addresses' })),
-  items_count: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, description: 'Page size, 1 to 50 (default 50)' })),
+  items_count: Type.Optional(Type.Integer({ minimum: 1, maximum: PAGE_SIZE, description: `Page size, 1 to ${PAGE_SIZE} (default ${PAGE_SIZE})` })),
 };
 
 /** The query of a route that is not a page: the key parameters only. */

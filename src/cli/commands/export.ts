@@ -5,6 +5,7 @@ import { blocksKind, holdersKind, type ExportFormat } from '../../export/kinds.j
 import { runExport, type ExportOptions, type ExportResult } from '../../export/run.js';
 import { readState } from '../../export/state.js';
 import { isReaderGone } from '../../export/sink.js';
+import { PAGE_SIZE } from '../../api/limits.js';
 import { chainIdArgument } from '../arguments.js';
 
 export interface ExportCliOptions {
@@ -32,7 +33,7 @@ const DEFAULT_URL = 'http://127.0.0.1:4000';
 
 function pageSize(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 50) throw new InvalidArgumentError('a page size from 1 to 50');
+  if (!Number.isInteger(n) || n < 1 || n > PAGE_SIZE) throw new InvalidArgumentError(`a page size from 1 to ${PAGE_SIZE}`);
   return n;
 }
 
@@ -142,7 +143,7 @@ function subcommand(list: ExportListName, targetFlag: '--token' | '--address', t
     .option('--url <url>', 'explorer API base URL', DEFAULT_URL)
     .option('--api-key <key>', 'API key (default: $EXPLORER_API_KEY)')
     .option('--key <secret>', 'secret key for restricted addresses')
-    .option('--page-size <n>', 'items per request, 1 to 50', pageSize, 50);
+    .option('--page-size <n>', `items per request, 1 to ${PAGE_SIZE}`, pageSize, PAGE_SIZE);
   if (list === 'holders') command.option('--block <n>', 'the holders at the end of this block (a snapshot for airdrops, votes, audits)', blockArgument);
   return command.action(async (opts: Omit<ExportCliOptions, 'target'> & { token?: string; address?: string }) => {
       const controller = new AbortController();
