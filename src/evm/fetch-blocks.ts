@@ -11,7 +11,7 @@ import type { Hex } from '../db/rows.js';
 import { sleep } from '../rpc/backoff.js';
 import { receiptsMismatch } from './block-row.js';
 import { detectOnce } from '../rpc/capabilities.js';
-import { mapWithConcurrency } from '../rpc/concurrency.js';
+import pLimit from 'p-limit';
 import { isMethodNotSupported } from '../rpc/classify-failure.js';
 import { BlockNotAvailableError, RequestAbortedError } from '../rpc/errors.js';
 import type { BlockRef, RpcClient } from '../rpc/client.js';
@@ -113,5 +113,6 @@ export async function fetchBlocksWithReceipts(
   options: FetchBlocksOptions = {},
 ): Promise<BlockWithReceipts[]> {
   if (to < from) return [];
-  return mapWithConcurrency(Number(to - from + 1n), options.concurrency ?? 10, (index) => fetchBlockWithReceipts(rpc, from + BigInt(index), options));
+  const limit = pLimit(options.concurrency ?? 10);
+  return Promise.all(Array.from({ length: Number(to - from + 1n) }, (_, i) => limit(() => fetchBlockWithReceipts(rpc, from + BigInt(i), options))));
 }

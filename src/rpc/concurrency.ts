@@ -11,21 +11,3 @@ export async function mapInRounds<T, R>(items: readonly T[], perRound: number, f
   }
   return results;
 }
-
-/**
- * `fn(0)` … `fn(count - 1)` with at most `concurrency` running at once, each worker taking the
- * next index as soon as its last one is done (no round waits for its slowest call); results in
- * index order.
- */
-export async function mapWithConcurrency<R>(count: number, concurrency: number, fn: (index: number) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(count);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < count) {
-      const index = next++;
-      results[index] = await fn(index);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, count)) }, worker));
-  return results;
-}
