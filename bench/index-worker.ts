@@ -12,7 +12,7 @@ import { openDatabase, type Database, type Queryable } from '../src/db/client.js
 import { ensureChain } from '../src/db/queries/chains.js';
 import { ChainIndexer } from '../src/indexer/chain-indexer.js';
 import { boundHeapGrowth } from '../src/indexer/heap-growth.js';
-import type { Logger } from '../src/indexer/reorg.js';
+import type { Logger } from '../src/indexer/logger.js';
 import { cpuMeter, profiled } from './lib/cpu.js';
 import { IndexerWithoutHistory } from './lib/indexer-without-history.js';
 import { IndexerWithoutBackfill } from './lib/indexer-without-backfill.js';

@@ -16,7 +16,7 @@ import type { RpcBlock } from '../rpc/types.js';
 import type { RpcClient } from '../rpc/client.js';
 import type { Database } from '../db/client.js';
 import type { ChainConfig } from '../config/config.js';
-import type { Logger } from '../indexer/reorg.js';
+import type { Logger } from '../indexer/logger.js';
 import type { IndexerMetrics } from '../indexer/metrics.js';
 
 /** What a kind's background task gets: the chain, its node's client, a way to make others. */

@@ -1,6 +1,6 @@
 import type { Database } from '../db/client.js';
 import { finishBackfill, startBackfill } from '../db/chain-partitions.js';
-import type { Logger } from './reorg.js';
+import type { Logger } from './logger.js';
 
 /**
  * The backfill stage of one chain's indexing (db/chain-partitions.ts): below the reorg window

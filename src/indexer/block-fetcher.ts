@@ -6,7 +6,7 @@ import { detectTraceMethod, fetchBlockTraceSummary } from '../evm/traces.js';
 import { fetchUncles } from '../evm/uncles.js';
 import { digestBlock, type DigestedBlock } from './transform.js';
 import { WrappedNativeTokens } from './wrapped-native.js';
-import type { Logger } from './reorg.js';
+import type { Logger } from './logger.js';
 
 /**
  * The fetch stage's work for one block (./block-prefetcher.ts asks for blocks through it): the

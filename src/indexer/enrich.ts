@@ -7,7 +7,7 @@ import type { AddressRow, Hex, TokenRow } from '../db/rows.js';
 import { saveTokenMetadata, tokensWithoutMetadata } from '../db/queries/write-tokens.js';
 import { uncheckedAddresses, upsertAddresses } from '../db/queries/write-addresses.js';
 import { FailureLog } from './failure-log.js';
-import type { Logger } from './reorg.js';
+import type { Logger } from './logger.js';
 import { BlobFieldsBackfill } from './blob-backfill.js';
 import { renderPendingBlockPages } from '../db/queries/block-pages.js';
 

@@ -1,6 +1,6 @@
 import { logThrottle } from '../log-throttle.js';
 import { isDatabaseFault } from '../db/unavailable.js';
-import type { Logger } from './reorg.js';
+import type { Logger } from './logger.js';
 
 /** How often a failure that keeps coming back (a full disk, a node down) is said again. */
 const REMINDER_MS = 60_000;

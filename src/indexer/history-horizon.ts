@@ -1,6 +1,6 @@
 import type { Database } from '../db/client.js';
 import { historyFrom, pruneHistoryBelow } from '../db/queries/write-history.js';
-import type { Logger } from './reorg.js';
+import type { Logger } from './logger.js';
 
 /**
  * Prunes history below the horizon in one transaction, unless it already starts there. Returns

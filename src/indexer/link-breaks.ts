@@ -1,7 +1,7 @@
 import type { Hex } from '../db/rows.js';
 import { InconsistentChainDataError } from '../rpc/errors.js';
 import type { BlockRow } from '../db/model/block.js';
-import type { Logger } from './reorg.js';
+import type { Logger } from './logger.js';
 import type { StepStatus } from './step-status.js';
 
 /** Refetches of one broken link before it is said: a node that reorganised mid-fetch heals in one. */

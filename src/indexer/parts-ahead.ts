@@ -2,7 +2,8 @@ import type { Database } from '../db/client.js';
 import type { Hex } from '../db/rows.js';
 import { partsAhead, type PartMark } from '../db/queries/token-parts.js';
 import type { RpcClient } from '../rpc/client.js';
-import { rollBackTo, type Logger } from './reorg.js';
+import { rollBackTo } from './reorg.js';
+import type { Logger } from './logger.js';
 import type { IndexBatch } from './transform.js';
 
 /**

@@ -1,6 +1,6 @@
 import cliProgress from 'cli-progress';
 import type { IndexBatch } from './transform.js';
-import type { Logger } from './reorg.js';
+import type { Logger } from './logger.js';
 
 /**
  * On a terminal, a bar per chain while backfilling (blocks/s, events/s, ETA); elsewhere a

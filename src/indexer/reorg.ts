@@ -1,6 +1,7 @@
 import type { Hex } from '../db/rows.js';
 import { dropEnsEventsAbove, refreshPrimaryNames } from '../db/queries/ens.js';
-import type { RpcClient, RpcLogger } from '../rpc/client.js';
+import type { RpcClient } from '../rpc/client.js';
+import type { Logger } from './logger.js';
 import type { Database } from '../db/client.js';
 import {
   applyBalanceDeltas,
@@ -17,8 +18,6 @@ import { deleteSummariesAbove } from '../db/queries/balance-history.js';
 import { dropPartMarksAbove } from '../db/queries/token-parts.js';
 import type { BalanceRow } from '../db/rows.js';
 
-/** What the indexer logs through: pino's logger, or anything shaped like it. */
-export type Logger = RpcLogger & { error(obj: Record<string, unknown>, msg?: string): void };
 
 const STEP = 64n;
 

@@ -8,7 +8,7 @@ import { runEnrichment } from './enrich.js';
 import { chainKindTasks } from '../chains/index.js';
 import type { IndexerMetrics } from './metrics.js';
 import { progressReporter } from './progress.js';
-import type { Logger } from './reorg.js';
+import type { Logger } from './logger.js';
 import { boundHeapGrowth } from './heap-growth.js';
 import { takeWriterLock, WriterLockLostError, type WriterLock } from './writer-lock.js';
 import { recordIndexerFailure } from '../db/queries/indexer-status.js';

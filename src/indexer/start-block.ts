@@ -1,7 +1,7 @@
 import type { ChainConfig } from '../config/config.js';
 import type { Queryable } from '../db/client.js';
 import { firstIndexedBlock } from '../db/queries/progress.js';
-import type { Logger } from './reorg.js';
+import type { Logger } from './logger.js';
 
 /**
  * A start block changed after the chain was first indexed is not applied: the balances kept

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DatabaseUnavailableError, type Database, type Queryable, type Session } from '../db/client.js';
 import { sleep } from '../rpc/backoff.js';
 import { ConfigError } from '../config/setting.js';
-import type { Logger } from './reorg.js';
+import type { Logger } from './logger.js';
 
 /** how often a waiting writer asks again */
 const RETRY_MS = 2_000;

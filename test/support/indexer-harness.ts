@@ -13,7 +13,7 @@ import type { Hex } from '../../src/db/rows.js';
 import { ensureChain } from '../../src/db/queries/chains.js';
 import { indexedBlock } from '../../src/db/queries/progress.js';
 import { startIndexers, type IndexersOptions } from '../../src/indexer/run.js';
-import type { Logger } from '../../src/indexer/reorg.js';
+import type { Logger } from '../../src/indexer/logger.js';
 import type { IndexerMetrics } from '../../src/indexer/metrics.js';
 
 /** anvil's default chain id */

@@ -20,7 +20,7 @@ import { sleep } from '../../rpc/backoff.js';
 import { classifyFailure } from '../../rpc/classify-failure.js';
 import { ConfigError } from '../../config/setting.js';
 import { lowerHex } from '../../evm/hex.js';
-import type { Logger } from '../../indexer/reorg.js';
+import type { Logger } from '../../indexer/logger.js';
 import type { IndexerMetrics } from '../../indexer/metrics.js';
 import { outboxEventsAbi, rollupAbi, sequencerInboxEventsAbi, BatchDataLocation } from './abi.js';
 import { batchDataContainer, decodeBatchCall } from './batch-data.js';

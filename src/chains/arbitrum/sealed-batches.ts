@@ -17,7 +17,7 @@
 import type { Database } from '../../db/client.js';
 import type { RpcClient } from '../../rpc/client.js';
 import { sleep } from '../../rpc/backoff.js';
-import type { Logger } from '../../indexer/reorg.js';
+import type { Logger } from '../../indexer/logger.js';
 import { findBatchContainingBlock, NoNodeInterfaceError } from './node-interface.js';
 import { childBlockSpan, mergeSealedIntoParentBatches, firstUnsealedBlock, recordSealedBatch } from './store.js';
 
