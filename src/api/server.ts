@@ -20,7 +20,7 @@ import { corsPlugin } from './plugins/cors.js';
 import { authPlugin } from './plugins/auth.js';
 import { rateLimitPlugin } from './plugins/rate-limit.js';
 import { Registry } from './registry.js';
-import { chainScope } from './routes/chain-scope.js';
+import { chainScope } from './plugins/chain-scope.js';
 import { pageCache, pageCacheMetrics } from './plugins/page-cache.js';
 import { validatorCompilers } from './validator-compilers.js';
 import { parameterLimits } from './plugins/parameter-limits.js';

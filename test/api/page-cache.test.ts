@@ -6,7 +6,7 @@ import { ensureChain } from '../../src/db/queries/chains.js';
 import { putBalances, upsertTokens } from '../../src/db/queries/write-tokens.js';
 import { setIndexedBlock } from '../../src/db/queries/progress.js';
 import { pageCache, type PageCache, type PageCacheOptions } from '../../src/api/plugins/page-cache.js';
-import type {} from '../../src/api/routes/chain-scope.js';
+import type {} from '../../src/api/plugins/chain-scope.js';
 import { startTestApi, TEST_KEY, type TestApi } from '../support/api.js';
 import { addressOf } from '../support/seed.js';
 import { heldBytes } from '../support/heap.js';

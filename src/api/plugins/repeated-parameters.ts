@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
-/** the key (auth.ts) and the restricted secret (routes/chain-scope.ts) */
+/** the key (auth.ts) and the restricted secret (chain-scope.ts) */
 const CREDENTIALS = new Set(['apikey', 'key']);
 
 /**

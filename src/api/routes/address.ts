@@ -6,7 +6,7 @@ import { ChainParams, KeyOnlyQuery } from '../schemas/common.js';
 import { AddressCounters, AddressDetailsObject, AddressTabsCounters } from '../schemas/address-page.js';
 import { addressDetailsView } from '../views/address-details.js';
 import { getRoutes } from './get-route.js';
-import type { RestrictedInLists } from './chain-scope.js';
+import type { RestrictedInLists } from '../plugins/chain-scope.js';
 
 const hashOf = (params: ChainParams) => params.address_hash_param.toLowerCase() as Hex;
 

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Database } from '../../../db/client.js';
-import type { RestrictedInLists } from '../chain-scope.js';
+import type { RestrictedInLists } from '../../plugins/chain-scope.js';
 import { MAX_PARAMETER_LENGTH } from '../../limits.js';
 import { ACTIONS, findAction } from './actions.js';
 import { EtherscanError, etherscanErrorHandler, TEXT } from './envelope.js';
