@@ -1,4 +1,5 @@
 import { decodeFunctionResult, encodeFunctionData, parseAbi } from 'viem';
+import { EXECUTION_FAILURE_MESSAGE } from '../rpc/classify-failure.js';
 import type { RpcClient } from '../rpc/client.js';
 import type { Database, Queryable } from '../db/client.js';
 import type { BalanceRow } from '../db/rows.js';
@@ -28,9 +29,10 @@ export async function balanceOfAt(rpc: RpcClient, key: BalanceKey, block: bigint
   }
 }
 
+/** The call failed in the contract (rpc/classify-failure.ts's execution failures), or its answer was no balance. */
 function isRevert(error: unknown): boolean {
   const text = error instanceof Error ? `${error.name} ${error.message}` : String(error);
-  return /revert|execution reverted|invalid opcode|AbiDecodingZeroData|returned no data|Cannot decode/i.test(text);
+  return EXECUTION_FAILURE_MESSAGE.test(text) || /AbiDecodingZeroData|returned no data|Cannot decode/i.test(text);
 }
 
 /** What the token contracts report for these balances at `block` (calls batched by the client). */

@@ -117,6 +117,12 @@ export function parseRetryAfter(value: string | null | undefined, now = Date.now
   return Math.max(0, date - now);
 }
 
+/**
+ * What nodes say when a call fails inside the EVM: a revert, running out of gas (anvil's
+ * `EVM error OutOfGas`, geth's `out of gas`), a bad opcode, the stack or the gas cap.
+ */
+export const EXECUTION_FAILURE_MESSAGE =
+  /revert|out of gas|OutOfGas|invalid opcode|InvalidFEOpcode|stack (?:over|under)flow|StackOverflow|StackUnderflow|gas required exceeds|exceeds block gas limit/i;
 const RATE_LIMIT_MESSAGE = /rate.?limit|too many requests|request limit|exceeded .*(capacity|quota|credits|compute units)|throughput|per second/i;
 const METHOD_UNSUPPORTED_MESSAGE =
   /method .*(not found|does not exist|is not available|not supported|unsupported|not allowed|not whitelisted|disabled)|(not|un)supported method|unknown method|method not found|no such method|not implemented/i;
@@ -206,6 +212,9 @@ export function classifyFailure(error: unknown, method?: string): FailureClassif
     if (facts.rpcCode === -32601 || facts.rpcCode === -32004 || METHOD_UNSUPPORTED_MESSAGE.test(message)) {
       return { kind: 'method-unsupported', retryAfterMs: null };
     }
+    // A call that fails in the EVM fails the same way every time (anvil says OutOfGas with
+    // -32603): the contract's answer, not the node's fault, whatever the code.
+    if (method === 'eth_call' && EXECUTION_FAILURE_MESSAGE.test(message)) return { kind: 'rpc-error', retryAfterMs: null };
     // 429 / -32005 (limit exceeded) / -32007 (QuickNode) are rate limits in JSON-RPC clothing;
     // -32603 is what load balancers answer while a backend is restarting.
     if ([429, -32005, -32007, -32603].includes(facts.rpcCode) || RATE_LIMIT_MESSAGE.test(message)) {

@@ -9,7 +9,6 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import solc from 'solc';
 import {
   concatHex, createWalletClient, encodeFunctionData, http, keccak256, numberToHex, parseGwei, toHex, zeroAddress,
   type Abi, type Address, type Hex, type TransactionReceipt,
@@ -17,18 +16,15 @@ import {
 import { privateKeyToAccount } from 'viem/accounts';
 import type { TestNode } from '../anvil.js';
 import { testKzg } from '../blobs.js';
+import { compileSolidityFile, type Artifact } from '../solidity.js';
 
 const require = createRequire(import.meta.url);
 const NITRO = dirname(require.resolve('@arbitrum/nitro-contracts/package.json'));
 
-interface Artifact {
-  abi: Abi;
-  bytecode: Hex;
-  /** runtime code (the stand-ins only: for anvil_setCode) */
-  deployedBytecode?: Hex;
-}
+/** An artifact the npm package ships: its runtime code is not needed. */
+type NitroArtifact = Omit<Artifact, 'deployedBytecode'>;
 
-function nitroArtifact(path: string): Artifact {
+function nitroArtifact(path: string): NitroArtifact {
   const json = JSON.parse(readFileSync(join(NITRO, path), 'utf8')) as { abi: Abi; bytecode: Hex | { object: string } };
   const bytecode = typeof json.bytecode === 'string' ? json.bytecode : (`0x${json.bytecode.object.replace(/^0x/, '')}` as Hex);
   return { abi: json.abi, bytecode };
@@ -43,31 +39,10 @@ export const nitro = {
 };
 
 type StandIn = 'StandInRollup' | 'ContractBatchPoster' | 'StandInNodeInterface';
-let standIns: Record<string, Artifact> | undefined;
 
 /** StandIns.sol compiled with solc-js (once per process). */
 export function standInArtifacts(): Record<StandIn, Artifact> {
-  if (!standIns) {
-    const source = readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'StandIns.sol'), 'utf8');
-    const input = {
-      language: 'Solidity',
-      sources: { 'StandIns.sol': { content: source } },
-      settings: { optimizer: { enabled: true, runs: 200 }, evmVersion: 'cancun', outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } } },
-    };
-    const output = JSON.parse(solc.compile(JSON.stringify(input))) as {
-      errors?: { severity: string; formattedMessage: string }[];
-      contracts: Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string }; deployedBytecode: { object: string } } }>>;
-    };
-    const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
-    if (errors.length > 0) throw new Error(errors.map((e) => e.formattedMessage).join('\n'));
-    standIns = Object.fromEntries(
-      Object.entries(output.contracts['StandIns.sol']!).map(([name, c]) => [
-        name,
-        { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` as Hex, deployedBytecode: `0x${c.evm.deployedBytecode.object}` as Hex },
-      ]),
-    );
-  }
-  return standIns as Record<StandIn, Artifact>;
+  return compileSolidityFile(join(dirname(fileURLToPath(import.meta.url)), 'StandIns.sol')) as Record<StandIn, Artifact>;
 }
 
 /** anvil's default keys: #0 deploys and owns the rollup (the blob sender too), #1 posts batches, #9 administers the proxies. */
@@ -85,7 +60,7 @@ export interface ParentRollup {
   keysetHash: Hex;
 }
 
-async function proxied(node: TestNode, logic: Artifact, init: Hex): Promise<Address> {
+async function proxied(node: TestNode, logic: NitroArtifact, init: Hex): Promise<Address> {
   const { address: impl } = await node.deploy(logic as never, [] as never);
   const { address } = await node.deploy(nitro.proxy() as never, [impl, PROXY_ADMIN, init] as never);
   return address;
