@@ -4,11 +4,12 @@
  * and go on. Before, anvil's `EVM error OutOfGas` (-32603) read as a node fault and was retried
  * for ever, so one such contract stopped the chain (outside review): a balanceOf asked to repair
  * a balance driven negative, a Deposit event from a contract probed for totalSupply/decimals, a
- * name() asked by the metadata round (which then held every other token's metadata back).
+ * name() asked by the metadata round (which then held every other token's metadata back). And
+ * amounts whose sums outgrow uint256 (migration 029): they stopped the chain the same way.
  */
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Address } from 'viem';
+import { maxUint256, zeroAddress, type Address } from 'viem';
 import { contracts } from '../../src/devnet/artifacts.js';
 import { startTestNode, type TestNode } from '../support/anvil.js';
 import { availableEngines, freshDatabase } from '../support/databases.js';
@@ -30,6 +31,11 @@ beforeAll(async () => {
   const [a, b, c] = [node.accounts[1]!, node.accounts[2]!, node.accounts[3]!];
   // a's balance driven negative: repaired from balanceOf, which never answers
   await node.write({ address: token, abi: bombs.GasBombToken!.abi, functionName: 'emitTransfer' as never, args: [a, b, 5n, 1n] as never });
+  // amounts no real token can hold: ten mints of 2^256 − 1 to each of six holders (their sums
+  // outgrew numeric(78,0), and the batch failed for ever, before migration 029)
+  for (const holder of node.accounts.slice(4)) {
+    await node.write({ address: token, abi: bombs.GasBombToken!.abi, functionName: 'emitTransfer' as never, args: [zeroAddress, holder, maxUint256, 10n] as never });
+  }
   // a Deposit from a contract that is probed as a wrapped native token, and never answers
   await node.write({ address: deposit, abi: bombs.GasBombDeposit!.abi, functionName: 'emitDeposit' as never, args: [c, 7n] as never });
   // an honest token after them: its balances and metadata must still come
@@ -63,8 +69,11 @@ describe.each(await availableEngines())('contracts whose calls run out of gas (%
         [DEVNET_CHAIN_ID],
       );
       const of = (t: Address, h: Address) => balances.find((r) => r.token === t.toLowerCase() && r.holder === h.toLowerCase())?.value ?? '0';
-      // a: what balanceOf could not say is 0 (a failed call is no balance); b: what the event gave
+      // a: what balanceOf could not say is 0 (a failed call is no balance); b: what its events gave
       expect([of(token, node.accounts[1]!), of(token, node.accounts[2]!), of(plain, node.accounts[3]!)]).toEqual(['0', '5', '1000']);
+      expect(of(token, node.accounts[4]!)).toBe((10n * maxUint256).toString());
+      const [supply] = await fresh.db.query<{ held: string }>('SELECT held_supply::text AS held FROM tokens WHERE chain_id = $1 AND address = decode($2, \'hex\')', [DEVNET_CHAIN_ID, token.slice(2).toLowerCase()]);
+      expect(BigInt(supply!.held)).toBe(60n * maxUint256 + 5n);
     } finally {
       await fresh.drop();
     }

@@ -25,6 +25,7 @@ import * as heldSupply from './025_held_supply.js';
 import * as chainWriter from './026_chain_writer.js';
 import * as balancePrevValue from './027_balance_prev_value.js';
 import * as tokenParts from './028_token_parts.js';
+import * as unboundedSums from './029_unbounded_sums.js';
 
 export interface Migration {
   id: string;
@@ -65,4 +66,5 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: '026_chain_writer', sql: chainWriter.sql },
   { id: '027_balance_prev_value', sql: balancePrevValue.sql },
   { id: '028_token_parts', sql: tokenParts.sql },
+  { id: '029_unbounded_sums', sql: unboundedSums.sql },
 ];
