@@ -215,7 +215,7 @@ export const chainSettings = {
   }),
   wrappedNativeTokens: setting({
     key: 'wrappedNativeTokens', default: [], defaultText: 'none', ...addressList,
-    help: 'WETH-like tokens whose `Deposit`/`Withdrawal` events mint and burn (others are recognised when they answer `totalSupply()` and `decimals()`)',
+    help: 'WETH-like tokens whose `Deposit`/`Withdrawal` events mint and burn (others are recognised when they answer `totalSupply()` and `decimals()`; a wrap its token also says with a `Transfer` from or to the zero address counts once)',
   }),
   rpcConcurrency: setting({
     key: 'rpcConcurrency', env: 'EXPLORER_RPC_CONCURRENCY', default: 8, ...integer(1, 1_000),

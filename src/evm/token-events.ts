@@ -156,15 +156,29 @@ function decodeTransferBatch(log: RpcLog, place: Placement, out: TokenTransfer[]
   ids.forEach((id, i) => out.push(transfer(place, 'ERC-1155', from, to, id, values[i] ?? 0n, i)));
 }
 
+/** The transfers decoded from a Deposit or a Withdrawal (decodeTokenTransfers drops those a Transfer says already). */
+const fromWraps = new WeakSet<TokenTransfer>();
+
 function decodeWrappedNative(log: RpcLog, place: Placement, minting: boolean, out: TokenTransfer[]): void {
   const account = log.topics.length === 2 ? wordToAddress(log.topics[1]!) : null;
   if (!account || !isWords(log.data, 1)) return;
   const value = BigInt(log.data);
-  out.push(
-    minting
-      ? transfer(place, 'ERC-20', ZERO_ADDRESS, account, null, value)
-      : transfer(place, 'ERC-20', account, ZERO_ADDRESS, null, value),
-  );
+  const wrap = minting ? transfer(place, 'ERC-20', ZERO_ADDRESS, account, null, value) : transfer(place, 'ERC-20', account, ZERO_ADDRESS, null, value);
+  fromWraps.add(wrap);
+  out.push(wrap);
+}
+
+const sameMove = (t: TokenTransfer) => `${t.txHash}|${t.token}|${t.from}|${t.to}|${t.value}`;
+
+/**
+ * WETH9 says a wrap with Deposit alone; a token that also emits the Transfer from the zero
+ * address for it (a vault's shares, a wrapper built on an ERC-20 base) would be counted twice:
+ * there the Transfer counts and the wrap event, the same move in the same transaction, does not.
+ */
+function withoutRepeatedWraps(transfers: TokenTransfer[]): TokenTransfer[] {
+  if (!transfers.some((t) => fromWraps.has(t))) return transfers;
+  const said = new Set(transfers.filter((t) => !fromWraps.has(t)).map(sameMove));
+  return transfers.filter((t) => !fromWraps.has(t) || !said.has(sameMove(t)));
 }
 
 /** Appends the transfers in one log to `out` (several for an ERC-1155 batch, none for anything else). */
@@ -204,5 +218,5 @@ export function decodeTokenTransfers(logs: readonly RpcLog[], options: DecodeTok
   const wrapped = new Set([...(options.wrappedNativeTokens ?? [])].map((a) => a.toLowerCase()));
   const out: TokenTransfer[] = [];
   for (const log of logs) decodeInto(log, wrapped, out);
-  return out;
+  return withoutRepeatedWraps(out);
 }

@@ -9,6 +9,8 @@ import { freshDatabase } from '../support/databases.js';
 import { indexedState, nodeBalances, sortedEntries } from '../support/ground-truth.js';
 import { startIndexer } from '../support/indexer-harness.js';
 import { heldSupply } from '../../src/db/queries/token-supply.js';
+import { fileURLToPath } from 'node:url';
+import { compileSolidityFile } from '../support/solidity.js';
 
 const TOTAL_SUPPLY_ABI = [{ type: 'function', name: 'totalSupply', stateMutability: 'view', inputs: [], outputs: [{ type: 'uint256' }] }] as const;
 
@@ -34,6 +36,36 @@ describe('wrapped native token detection', () => {
     expect(wrapped.set.has(weth)).toBe(true);
     await wrapped.learnFrom(logs, blockNumber);
     expect(wrapped.set.has(weth)).toBe(true);
+  });
+});
+
+describe('a wrapper that says each wrap with a Transfer and a Deposit', () => {
+  const node = useTestNode();
+
+  // (outside review: such a token's balances were doubled, the Deposit counted beside the Transfer)
+  it('is counted once: balances and supply equal balanceOf and totalSupply', async () => {
+    const artifact = compileSolidityFile(fileURLToPath(new URL('../support/hostile/DoubleSaidWrap.sol', import.meta.url))).DoubleSaidWrap!;
+    const { address } = await node().deploy(artifact, []);
+    const wrap = address.toLowerCase() as Hex;
+    await node().write({ address, abi: artifact.abi, functionName: 'deposit' as never, args: [] as never, value: parseEther('5'), from: 1 });
+    await node().write({ address, abi: artifact.abi, functionName: 'deposit' as never, args: [] as never, value: parseEther('3'), from: 2 });
+    await node().write({ address, abi: artifact.abi, functionName: 'withdraw' as never, args: [parseEther('1')] as never, from: 2 });
+    const database = await freshDatabase('pglite');
+    const run = await startIndexer(database.db, node().url);
+    try {
+      const head = await run.caughtUp();
+      const indexed = await indexedState(database.db, node().chain.id);
+      const truth = await nodeBalances(node().public, head);
+      const own = (m: Map<string, bigint>) => sortedEntries(new Map([...m].filter(([k]) => k.startsWith(wrap))));
+      expect(new Set(own(truth).map(([, v]) => v))).toEqual(new Set([parseEther('5'), parseEther('2')]));
+      expect(own(indexed.balances)).toEqual(own(truth));
+      const supply = await node().public.readContract({ address, abi: TOTAL_SUPPLY_ABI, functionName: 'totalSupply' });
+      expect(supply).toBe(parseEther('7'));
+      expect(await heldSupply(database.db, node().chain.id, wrap)).toBe(supply);
+    } finally {
+      await run.stop();
+      await database.drop();
+    }
   });
 });
 
