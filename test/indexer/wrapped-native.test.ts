@@ -4,7 +4,7 @@ import { createRpcClient } from '../../src/rpc/client.js';
 import { contracts } from '../../src/devnet/artifacts.js';
 import { WrappedNativeTokens } from '../../src/indexer/wrapped-native.js';
 import type { Hex } from '../../src/db/rows.js';
-import { useTestNode } from '../support/anvil.js';
+import { useTestNode, type TestNode } from '../support/anvil.js';
 import { freshDatabase } from '../support/databases.js';
 import { indexedState, nodeBalances, sortedEntries } from '../support/ground-truth.js';
 import { startIndexer } from '../support/indexer-harness.js';
@@ -13,6 +13,25 @@ import { fileURLToPath } from 'node:url';
 import { compileSolidityFile } from '../support/solidity.js';
 
 const TOTAL_SUPPLY_ABI = [{ type: 'function', name: 'totalSupply', stateMutability: 'view', inputs: [], outputs: [{ type: 'uint256' }] }] as const;
+
+/** The node's chain indexed into a fresh PGlite database: the token's balances there and on the node at the head, its held supply. */
+async function indexedToken(node: TestNode, token: Hex) {
+  const database = await freshDatabase('pglite');
+  const run = await startIndexer(database.db, node.url);
+  try {
+    const head = await run.caughtUp();
+    const own = (balances: Map<string, bigint>) => sortedEntries(new Map([...balances].filter(([k]) => k.startsWith(token))));
+    return {
+      head,
+      indexed: own((await indexedState(database.db, node.chain.id)).balances),
+      truth: own(await nodeBalances(node.public, head)),
+      held: await heldSupply(database.db, node.chain.id, token),
+    };
+  } finally {
+    await run.stop();
+    await database.drop();
+  }
+}
 
 describe('wrapped native token detection', () => {
   const node = useTestNode();
@@ -50,22 +69,12 @@ describe('a wrapper that says each wrap with a Transfer and a Deposit', () => {
     await node().write({ address, abi: artifact.abi, functionName: 'deposit' as never, args: [] as never, value: parseEther('5'), from: 1 });
     await node().write({ address, abi: artifact.abi, functionName: 'deposit' as never, args: [] as never, value: parseEther('3'), from: 2 });
     await node().write({ address, abi: artifact.abi, functionName: 'withdraw' as never, args: [parseEther('1')] as never, from: 2 });
-    const database = await freshDatabase('pglite');
-    const run = await startIndexer(database.db, node().url);
-    try {
-      const head = await run.caughtUp();
-      const indexed = await indexedState(database.db, node().chain.id);
-      const truth = await nodeBalances(node().public, head);
-      const own = (m: Map<string, bigint>) => sortedEntries(new Map([...m].filter(([k]) => k.startsWith(wrap))));
-      expect(new Set(own(truth).map(([, v]) => v))).toEqual(new Set([parseEther('5'), parseEther('2')]));
-      expect(own(indexed.balances)).toEqual(own(truth));
-      const supply = await node().public.readContract({ address, abi: TOTAL_SUPPLY_ABI, functionName: 'totalSupply' });
-      expect(supply).toBe(parseEther('7'));
-      expect(await heldSupply(database.db, node().chain.id, wrap)).toBe(supply);
-    } finally {
-      await run.stop();
-      await database.drop();
-    }
+    const { indexed, truth, held } = await indexedToken(node(), wrap);
+    expect(new Set(truth.map(([, v]) => v))).toEqual(new Set([parseEther('5'), parseEther('2')]));
+    expect(indexed).toEqual(truth);
+    const supply = await node().public.readContract({ address, abi: TOTAL_SUPPLY_ABI, functionName: 'totalSupply' });
+    expect(supply).toBe(parseEther('7'));
+    expect(held).toBe(supply);
   });
 });
 
@@ -83,23 +92,12 @@ describe('on a node without the state of old blocks (a full node, not an archive
     // the node refuses state at the deposit's block, as the indexer will meet it
     await expect(node().public.getCode({ address, blockNumber: old - 150n })).rejects.toThrow();
 
-    const database = await freshDatabase('pglite');
-    const run = await startIndexer(database.db, node().url);
-    try {
-      const head = await run.caughtUp();
-      const indexed = await indexedState(database.db, node().chain.id);
-      const truth = await nodeBalances(node().public, head);
-      expect(sortedEntries(new Map([...indexed.balances].filter(([k]) => k.startsWith(weth))))).toEqual(
-        sortedEntries(new Map([...truth].filter(([k]) => k.startsWith(weth)))),
-      );
-      expect(truth.size).toBe(2);
-      // the supply the token object and tokensupply serve follows the deposits: totalSupply() at the head
-      const supply = await node().public.readContract({ address, abi: TOTAL_SUPPLY_ABI, functionName: 'totalSupply', blockNumber: head });
-      expect(supply).toBe(parseEther('5'));
-      expect(await heldSupply(database.db, node().chain.id, weth)).toBe(supply);
-    } finally {
-      await run.stop();
-      await database.drop();
-    }
+    const { head, indexed, truth, held } = await indexedToken(node(), weth);
+    expect(indexed).toEqual(truth);
+    expect(truth).toHaveLength(2);
+    // the supply the token object and tokensupply serve follows the deposits: totalSupply() at the head
+    const supply = await node().public.readContract({ address, abi: TOTAL_SUPPLY_ABI, functionName: 'totalSupply', blockNumber: head });
+    expect(supply).toBe(parseEther('5'));
+    expect(held).toBe(supply);
   }, 120_000);
 });
