@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, type Registry } from 'prom-client';
+import { renderedAtMostEvery } from './render-cache.js';
 
 /**
  * `/metrics` alone, on a port of its own: for a process that indexes without serving the API
@@ -20,21 +21,5 @@ export function withProcessMetrics(registry: Registry): void {
   if (registry.getSingleMetric('process_cpu_user_seconds_total') === undefined) collectDefaultMetrics({ register: registry });
 }
 
-/**
- * The registry's text, rendered at most once a second: a scrape every few seconds sees fresh
- * series, and a flood of requests (the API port's `/metrics` needs no key) costs a string
- * reply each, not a render of every series (~1 ms).
- */
-export function metricsText(registry: Registry, maxAgeMs = 1_000): () => Promise<string> {
-  let rendered: { at: number; text: Promise<string> } | null = null;
-  return () => {
-    const now = performance.now();
-    if (rendered === null || now - rendered.at >= maxAgeMs) {
-      const text = registry.metrics();
-      rendered = { at: now, text };
-      // a failed render is not kept
-      text.catch(() => (rendered = null));
-    }
-    return rendered.text;
-  };
-}
+/** The registry's text, rendered at most once a second (a scrape every few seconds sees fresh series). */
+export const metricsText = (registry: Registry, maxAgeMs = 1_000): (() => Promise<string>) => renderedAtMostEvery(maxAgeMs, () => registry.metrics());

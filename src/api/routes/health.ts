@@ -3,6 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import type { Registry } from '../registry.js';
 import type { ChainStatus } from '../../db/queries/chains.js';
 import { isConnectionFailure } from '../../db/unavailable.js';
+import { renderedAtMostEvery } from '../render-cache.js';
 import { ChainHealth, Health, HealthQuery, chainIdsOf, type HealthBody } from '../schemas/health.js';
 
 export interface HealthThresholds {
@@ -124,7 +125,6 @@ const missingChain = (chainId: number): Static<typeof ChainHealth> => ({
  * only the registry's cached chain list, and one answer serves every request for a second.
  */
 export function healthRoute(app: FastifyInstance, registry: Registry, limits: HealthThresholds): void {
-  let cached: { at: number; answer: Promise<HealthBody> } | null = null;
   const evaluate = async (): Promise<HealthBody> => {
     let chains: ChainStatus[];
     try {
@@ -137,6 +137,7 @@ export function healthRoute(app: FastifyInstance, registry: Registry, limits: He
     const health = chains.map((c) => chainHealth(c, limits, now));
     return { status: health.some((c) => c.status !== 'ok') ? 'degraded' : 'ok', reasons: [], chains: health };
   };
+  const current = renderedAtMostEvery(CACHE_MS, evaluate);
   app.get<{ Querystring: HealthQuery }>(
     '/health',
     {
@@ -150,12 +151,7 @@ export function healthRoute(app: FastifyInstance, registry: Registry, limits: He
       },
     },
     async (request, reply) => {
-      if (cached === null || Date.now() - cached.at >= CACHE_MS) {
-        const answer = evaluate();
-        cached = { at: Date.now(), answer };
-        answer.catch(() => (cached = null));
-      }
-      const health = narrowed(await cached.answer, chainIdsOf(request.query.chain_id));
+      const health = narrowed(await current(), chainIdsOf(request.query.chain_id));
       return reply.code(health.status === 'ok' ? 200 : 503).send(health);
     },
   );
