@@ -3,16 +3,29 @@ import { listChains, type ChainStatus } from '../db/queries/chains.js';
 import { listRestrictedAddresses } from '../db/queries/restricted.js';
 import type { Hex } from '../db/rows.js';
 
+/** What /health reports of the last read: never waits for a read but the first. */
+export interface RegistryRead {
+  chains: ChainStatus[];
+  /** the last read's error, until a read succeeds */
+  failure: unknown;
+  /** how long the read under way has waited for the database; 0 when none is under way */
+  waitingMs: number;
+}
+
 /**
  * What every request needs to know and that changes rarely (the served chains, the
  * restricted list): read from the database at most every `ttlMs`, so the request path costs
- * no extra query and a change made by another process shows up within seconds.
+ * no extra query and a change made by another process shows up within seconds. Requests wait
+ * for a due read (a restriction or an indexed block is never older than that); `/health` does
+ * not: with every connection busy the read waits its turn, and `/health` says so instead.
  */
 export class Registry {
   private chains = new Map<number, ChainStatus>();
   private restricted = new Set<string>();
   private loadedAt = 0;
   private loading: Promise<void> | null = null;
+  private loadingSince = 0;
+  private failure: unknown = null;
 
   constructor(
     private readonly db: Queryable,
@@ -21,34 +34,50 @@ export class Registry {
   ) {}
 
   private async refresh(): Promise<void> {
-    const [chains, restricted] = await Promise.all([listChains(this.db), listRestrictedAddresses(this.db)]);
-    this.chains = new Map(chains.map((c) => [c.chainId, c]));
-    this.restricted = new Set([
-      ...this.configRestricted.map((a) => a.toLowerCase()),
-      ...restricted.map((r) => `${r.chainId}:${r.address}`),
-    ]);
-    this.loadedAt = Date.now();
+    try {
+      const [chains, restricted] = await Promise.all([listChains(this.db), listRestrictedAddresses(this.db)]);
+      this.chains = new Map(chains.map((c) => [c.chainId, c]));
+      this.restricted = new Set([
+        ...this.configRestricted.map((a) => a.toLowerCase()),
+        ...restricted.map((r) => `${r.chainId}:${r.address}`),
+      ]);
+      this.loadedAt = Date.now();
+      this.failure = null;
+    } catch (error) {
+      this.failure = error;
+      throw error;
+    }
   }
 
-  /** A promise only when a refresh is due: the request path then costs no await at all. */
+  /** A promise only when a read is due: the request path then costs no await at all. */
   private due(): Promise<void> | null {
     if (Date.now() - this.loadedAt < this.ttlMs) return null;
-    this.loading ??= this.refresh().finally(() => {
-      this.loading = null;
-    });
+    if (this.loading === null) {
+      this.loadingSince = Date.now();
+      this.loading = this.refresh().finally(() => {
+        this.loading = null;
+      });
+      // (/health does not wait for the read: its failure is kept, not thrown at it)
+      this.loading.catch(() => undefined);
+    }
     return this.loading;
+  }
+
+  /** The chains as last read, for /health: waits only for the first read. */
+  async lastRead(): Promise<RegistryRead> {
+    const refresh = this.due();
+    if (refresh && this.loadedAt === 0) await refresh;
+    return {
+      chains: [...this.chains.values()],
+      failure: this.failure,
+      waitingMs: this.loading === null ? 0 : Date.now() - this.loadingSince,
+    };
   }
 
   async chain(chainId: number): Promise<ChainStatus | undefined> {
     const refresh = this.due();
     if (refresh) await refresh;
     return this.chains.get(chainId);
-  }
-
-  async allChains(): Promise<ChainStatus[]> {
-    const refresh = this.due();
-    if (refresh) await refresh;
-    return [...this.chains.values()];
   }
 
   /** Whether any of `addresses` is restricted on the chain. */

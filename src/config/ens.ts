@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { Kind } from './setting.js';
+import { ADDRESS_SETTING, type Kind } from './setting.js';
 import type { Hex } from '../db/rows.js';
 
 /** ENS's registry on Ethereum mainnet (the "with fallback" one, since 2020). */
@@ -10,7 +10,7 @@ export type EnsSetting = { registry: string } | false | null;
 
 export const ensKind: Kind<EnsSetting> = {
   schema: Type.Union([
-    Type.Object({ registry: Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', errorMessage: 'an address' }) }, { additionalProperties: false }),
+    Type.Object({ registry: ADDRESS_SETTING }, { additionalProperties: false }),
     Type.Literal(false),
     Type.Null(),
   ]),

@@ -1,5 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { Value, ValueErrorType } from '@sinclair/typebox/value';
+import { ADDRESS_PATTERN } from '../evm/hex.js';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -196,14 +197,15 @@ export function choice<const C extends string>(choices: readonly C[]): Kind<C> {
   };
 }
 
-export const HEX_ADDRESS_PATTERN = '^0x[0-9a-fA-F]{40}$';
+/** A setting's address (any case), with the message a wrong one gets. */
+export const ADDRESS_SETTING = Type.String({ pattern: ADDRESS_PATTERN, errorMessage: 'an address (0x and 40 hex digits)' });
 
 /** A node's JSON-RPC URL (a chain's `rpcUrls`, an Arbitrum chain's `parentRpcUrls`). */
 export const RPC_URL = Type.String({ pattern: '^(https?|wss?)://[^\\s]+$', maxLength: 4_096, errorMessage: 'an http(s) or ws(s) URL' });
 
 /** Addresses, lower-cased: comma-separated as text, a JSON array in the file. */
 export const addressList: Kind<`0x${string}`[]> = {
-  schema: Type.Array(Type.String({ pattern: HEX_ADDRESS_PATTERN, errorMessage: 'an address (0x and 40 hex digits)' }), {
+  schema: Type.Array(ADDRESS_SETTING, {
     maxItems: 100_000,
   }),
   fromText: listFromText,

@@ -17,6 +17,12 @@ export function isConnectionFailure(error: unknown): boolean {
   return CONNECTION_MESSAGES.test(error.message);
 }
 
+/** pg-pool's own timeout: no connection came free in time (the server may be fine). */
+export function isPoolExhausted(error: unknown): boolean {
+  const cause = error instanceof DatabaseUnavailableError ? error.cause : error;
+  return cause instanceof Error && /timeout exceeded when trying to connect/i.test(cause.message);
+}
+
 /** An error the database server itself raised (disk full, constraint, permission): it carries a SQLSTATE. */
 export function isDatabaseRefusal(error: unknown): boolean {
   if (!(error instanceof Error)) return false;

@@ -16,6 +16,16 @@ export function padHex(value: bigint, bytes: number): Hex {
   return `0x${value.toString(16).padStart(bytes * 2, '0')}`;
 }
 
+/** An address as users write it: 0x and 40 hex digits, any case. The one definition the
+ * settings, label files, exports and the Etherscan-style parameters check against (the v2
+ * API's schemas keep the reference's own spelling, `HASH_PATTERN`, which its errors quote). */
+export const ADDRESS_PATTERN = '^0x[0-9a-fA-F]{40}$';
+const ADDRESS = new RegExp(ADDRESS_PATTERN);
+
+export function isAddress(value: string): boolean {
+  return ADDRESS.test(value);
+}
+
 const ADDRESS_WORD = /^0x0{24}[0-9a-fA-F]{40}$/;
 
 /** The last 20 bytes of a 32-byte word, or null when the upper 12 bytes are not zero. */

@@ -1,5 +1,6 @@
 import type { Block, BlocksPageParams, HolderItem, HoldersPageParams } from '../sdk/types.js';
 import { csvLine, leadingFields, type CsvValue } from './csv.js';
+import { isAddress } from '../evm/hex.js';
 
 export type ExportFormat = 'csv' | 'jsonl';
 
@@ -27,7 +28,6 @@ export function formatLine<Item>(kind: ExportKind<Item, unknown>, format: Export
   return format === 'jsonl' ? JSON.stringify(item) : csvLine(kind.csvRow(item));
 }
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const INTEGER = /^-?[0-9]+$/;
 const withKey = (key: string | undefined) => (key === undefined ? {} : { key });
 
@@ -44,7 +44,7 @@ export const holdersKind: ExportKind<HolderItem, HoldersPageParams> = {
   csvRow: (h) => [h.address.hash, h.value, h.token_id, h.address.name, h.address.is_contract],
   positionAfter(line, format, { itemsCount, key, previous }) {
     const [address, value, tokenId] = holderKeyFields(line, format);
-    if (!address || !ADDRESS.test(address) || !value || !INTEGER.test(value)) {
+    if (!address || !isAddress(address) || !value || !INTEGER.test(value)) {
       throw new Error(`cannot resume after this line: ${line.slice(0, 120)}`);
     }
     // token_id is this server's ERC-1155 tie-breaker; the hosted API would refuse it, so it is

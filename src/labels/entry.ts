@@ -2,6 +2,7 @@ import { STORABLE_TEXT } from '../db/text.js';
 import { Type, type Static } from '@sinclair/typebox';
 import { problem } from '../config/setting.js';
 import type { Hex } from '../db/rows.js';
+import { ADDRESS_PATTERN } from '../evm/hex.js';
 
 /**
  * One operator label: what `explorer labels import` reads (JSON, CSV), `labels list` prints,
@@ -45,7 +46,7 @@ export const MetadataTagEntry = Type.Object(
 export const LabelEntry = Type.Object(
   {
     chain_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
-    address: Type.String({ pattern: '^0x[0-9a-fA-F]{40}$' }),
+    address: Type.String({ pattern: ADDRESS_PATTERN }),
     name: Type.Optional(Type.Union([Type.Null(), text(LABEL_LIMITS.name)])),
     public_tags: Type.Optional(Type.Array(PublicTagEntry, { maxItems: LABEL_LIMITS.tagsPerKind })),
     metadata_tags: Type.Optional(Type.Array(MetadataTagEntry, { maxItems: LABEL_LIMITS.tagsPerKind })),

@@ -2,12 +2,15 @@
  * /health from what the indexer leaves in the database: ok, a failing step, a silent indexer, a
  * chain too far behind, an unreachable database; and its cost for an unauthenticated flood.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../src/db/client.js';
 import { ensureChain } from '../../src/db/queries/chains.js';
 import { clearIndexerFailure, recordIndexerFailure } from '../../src/db/queries/indexer-status.js';
 import { setHeadBlock, setIndexedBlock } from '../../src/db/queries/progress.js';
 import { buildServer } from '../../src/api/server.js';
+import { openPostgres } from '../../src/db/postgres.js';
 import { apiConfig } from '../support/api.js';
 import { availableEngines, freshDatabase } from '../support/databases.js';
 
@@ -125,6 +128,81 @@ describe.each(await availableEngines())('/health (%s)', (engine) => {
       await clearIndexerFailure(fresh.db, 10);
     }
   });
+
+  /** The chains' table held by another transaction: the registry's read of it waits until `release`. */
+  async function holdChains(): Promise<() => Promise<void>> {
+    if (fresh.url === null) {
+      let free!: () => void;
+      const held = fresh.db.transaction(() => new Promise<void>((resolve) => (free = resolve)));
+      return async () => {
+        free();
+        await held;
+      };
+    }
+    const client = new pg.Client({ connectionString: fresh.url });
+    await client.connect();
+    await client.query('BEGIN');
+    await client.query('LOCK TABLE chains IN ACCESS EXCLUSIVE MODE');
+    return async () => {
+      await client.query('ROLLBACK');
+      await client.end();
+    };
+  }
+
+  it("a database that stops answering (a lock on chains, a hung server): /health answers at once from its last read, then says so", async () => {
+    const app = await buildServer({ db, api: apiConfig({ healthMaxLag: 100, healthStaleMs: 60_000, statementTimeoutMs: 0 }) });
+    const probe = async () => {
+      const started = Date.now();
+      const res = await app.inject({ url: '/health' });
+      return { status: res.statusCode, body: res.json(), ms: Date.now() - started };
+    };
+    try {
+      expect((await probe()).status).toBe(200);
+      const release = await holdChains();
+      try {
+        await sleep(2_200); // the registry's read is due again
+        const first = await probe();
+        expect([first.status, first.body.status, first.ms < 1_000]).toEqual([200, 'ok', true]);
+        await sleep(5_600);
+        const silent = await probe();
+        expect([silent.status, silent.ms < 1_000]).toEqual([503, true]);
+        expect(silent.body).toEqual({ status: 'unavailable', reasons: [expect.stringMatching(/^the database has not answered for [5-9] s$/)], chains: [] });
+      } finally {
+        await release();
+      }
+      await vi.waitFor(async () => expect((await probe()).status).toBe(200), { timeout: 5_000, interval: 300 });
+    } finally {
+      await app.close();
+    }
+  }, 30_000);
+
+  it.runIf(engine === 'postgres')("every connection of the API's pool busy: /health answers at once, then names the pool, not the database", async () => {
+    const small = await openPostgres(fresh.url!, 1);
+    const app = await buildServer({ db: small, api: apiConfig({ healthMaxLag: 100, healthStaleMs: 60_000, statementTimeoutMs: 0 }) });
+    try {
+      expect((await app.inject({ url: '/health' })).statusCode).toBe(200);
+      let free!: () => void;
+      const held = small.transaction(() => new Promise<void>((resolve) => (free = resolve)));
+      try {
+        await sleep(2_200);
+        const started = Date.now();
+        expect((await app.inject({ url: '/health' })).statusCode).toBe(200);
+        expect(Date.now() - started).toBeLessThan(1_000);
+        // the pool's 5-s wait for a connection ends the read
+        await vi.waitFor(async () => {
+          const res = await app.inject({ url: '/health' });
+          expect([res.statusCode, res.json().reasons]).toEqual([503, [expect.stringMatching(/^every database connection of this process stayed busy/)]]);
+        }, { timeout: 8_000, interval: 250 });
+      } finally {
+        free();
+        await held;
+      }
+      await vi.waitFor(async () => expect((await app.inject({ url: '/health' })).statusCode).toBe(200), { timeout: 5_000, interval: 300 });
+    } finally {
+      await app.close();
+      await small.close();
+    }
+  }, 30_000);
 
   it('no chain indexed at all (a reader started before its writer ever ran): 503 saying so', async () => {
     const empty = await freshDatabase(engine);

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { Static } from '@sinclair/typebox';
-import type { Registry } from '../registry.js';
+import type { Registry, RegistryRead } from '../registry.js';
 import type { ChainStatus } from '../../db/queries/chains.js';
-import { isConnectionFailure } from '../../db/unavailable.js';
+import { StatementTimeoutError } from '../../db/client.js';
+import { isConnectionFailure, isPoolExhausted } from '../../db/unavailable.js';
 import { renderedAtMostEvery } from '../render-cache.js';
 import { ChainHealth, Health, HealthQuery, chainIdsOf, type HealthBody } from '../schemas/health.js';
 
@@ -91,6 +92,26 @@ export function chainHealth(c: ChainStatus, limits: HealthThresholds, now = Date
   };
 }
 
+const DATABASE_DOWN = 'the database cannot be reached';
+
+/** A read of the chains waiting this long says the database is not answering this process. */
+const SILENCE_MS = 5_000;
+
+const unavailable = (reason: string): HealthBody => ({ status: 'unavailable', reasons: [reason], chains: [] });
+
+/**
+ * Why the database is not answering this process, from its last read of the chains; null when
+ * it answers. A pool that gave no connection in time (every one busy with pages) is said apart
+ * from a database out of reach: the operator's remedy differs.
+ */
+function databaseSilence(read: RegistryRead): string | null {
+  if (read.waitingMs > SILENCE_MS) return `the database has not answered for ${Math.round(read.waitingMs / 1000)} s`;
+  const failure = read.failure;
+  if (failure instanceof StatementTimeoutError) return 'the database did not answer within the statement timeout';
+  if (isPoolExhausted(failure)) return "every database connection of this process stayed busy: none came free within the pool's wait";
+  return isConnectionFailure(failure) ? DATABASE_DOWN : null;
+}
+
 /** How long one answer is reused: polled by load balancers and anyone else, without a key. */
 const CACHE_MS = 1_000;
 
@@ -126,15 +147,17 @@ const missingChain = (chainId: number): Static<typeof ChainHealth> => ({
  */
 export function healthRoute(app: FastifyInstance, registry: Registry, limits: HealthThresholds): void {
   const evaluate = async (): Promise<HealthBody> => {
-    let chains: ChainStatus[];
+    let read: RegistryRead;
     try {
-      chains = await registry.allChains();
+      read = await registry.lastRead();
     } catch (error) {
       if (!isConnectionFailure(error)) throw error;
-      return { status: 'unavailable', reasons: ['the database cannot be reached'], chains: [] };
+      return unavailable(DATABASE_DOWN);
     }
+    const silent = databaseSilence(read);
+    if (silent !== null) return unavailable(silent);
     const now = Date.now();
-    const health = chains.map((c) => chainHealth(c, limits, now));
+    const health = read.chains.map((c) => chainHealth(c, limits, now));
     return { status: health.some((c) => c.status !== 'ok') ? 'degraded' : 'ok', reasons: [], chains: health };
   };
   const current = renderedAtMostEvery(CACHE_MS, evaluate);

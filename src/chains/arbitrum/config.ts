@@ -4,7 +4,7 @@
  * keep their settlement fields `null`.
  */
 import { Type } from '@sinclair/typebox';
-import { HEX_ADDRESS_PATTERN, RPC_URL, type Kind } from '../../config/setting.js';
+import { ADDRESS_SETTING, RPC_URL, type Kind } from '../../config/setting.js';
 import type { Hex } from '../../db/rows.js';
 
 export interface ArbitrumSettlementConfig {
@@ -23,7 +23,7 @@ const count = (what: string) =>
 
 const ArbitrumSettlementSchema = Type.Object(
   {
-    rollup: Type.String({ pattern: HEX_ADDRESS_PATTERN, errorMessage: 'an address (0x and 40 hex digits)' }),
+    rollup: ADDRESS_SETTING,
     parentRpcUrls: Type.Array(RPC_URL, { minItems: 1, maxItems: 64 }),
     parentStartBlock: Type.Optional(count('a block number (a non-negative integer)')),
     messagesToBlocksShift: Type.Optional(count('a non-negative integer')),

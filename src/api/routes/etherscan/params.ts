@@ -1,11 +1,11 @@
 import type { Hex } from '../../../db/rows.js';
+import { isAddress } from '../../../evm/hex.js';
 import { deepPageGate } from '../../../db/queries/read-gate.js';
 import { EtherscanError, TEXT } from './envelope.js';
 
 /** The query as the route sees it: names lowercased, a repeated name a list. */
 export type EtherscanQuery = Record<string, unknown>;
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 // at most 18 digits: any such number fits a bigint column
 const DECIMAL = /^[0-9]{1,18}$/;
 
@@ -23,7 +23,7 @@ export function textParam(query: EtherscanQuery, name: string, errorText: string
 /** A hash parameter, lowercased; `errorText` is that API's wording for this parameter. */
 export function addressParam(query: EtherscanQuery, name: string, errorText: string): Hex {
   const value = textParam(query, name, errorText);
-  if (value === undefined || !ADDRESS.test(value)) throw new EtherscanError(errorText);
+  if (value === undefined || !isAddress(value)) throw new EtherscanError(errorText);
   return value.toLowerCase() as Hex;
 }
 
