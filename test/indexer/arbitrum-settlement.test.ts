@@ -24,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../support/cli.js';
 import { crashTarget, killHard, spawnIndexer } from '../support/crash-harness.js';
-import { isoTimestamp } from '../../src/api/views/block.js';
+import { isoTimestamp } from '../../src/api/views/timestamp.js';
 import type { Database } from '../../src/db/client.js';
 import type { ArbitrumSettlementConfig } from '../../src/chains/arbitrum/config.js';
 import { IndexerMetrics } from '../../src/indexer/metrics.js';

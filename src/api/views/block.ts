@@ -8,12 +8,7 @@ import { addressView } from './address.js';
 import { checksum } from './checksum.js';
 import { burntFeesPercentage, gasTargetPercentage, gasUsedPercentage } from './block-percentages.js';
 import { blobGasPrice } from './blob-fee.js';
-
-/** ISO 8601 UTC with six fractional digits, as the reference prints it. */
-export function isoTimestamp(seconds: bigint): string {
-  // toISOString ends in ".mmmZ"; the reference prints microseconds
-  return `${new Date(Number(seconds) * 1000).toISOString().slice(0, -1)}000Z`;
-}
+import { isoTimestamp } from './timestamp.js';
 
 const decimal = (value: bigint | null): string | null => (value === null ? null : value.toString());
 

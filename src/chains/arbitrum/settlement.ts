@@ -5,7 +5,7 @@
  */
 import type { Static } from '@sinclair/typebox';
 import type { ParentChainTransaction } from './schema.js';
-import { isoTimestamp } from '../../api/views/block.js';
+import { isoTimestamp } from '../../api/views/timestamp.js';
 
 /** As the SQL below builds it (JSON: numbers for block numbers, hashes 0x-hex). */
 export interface StoredSettlement {
