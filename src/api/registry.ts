@@ -63,10 +63,21 @@ export class Registry {
     return this.loading;
   }
 
-  /** The chains as last read, for /health: waits only for the first read. */
-  async lastRead(): Promise<RegistryRead> {
+  /**
+   * The chains for /health: a due read is waited for up to `waitMs` (a read takes milliseconds,
+   * and a read 2 s old would make a polled_at look 2 s staler than it is), then what was read
+   * last is answered with how long the read under way has waited. Only the first read is
+   * waited for whole.
+   */
+  async lastRead(waitMs: number): Promise<RegistryRead> {
     const refresh = this.due();
     if (refresh && this.loadedAt === 0) await refresh;
+    else if (refresh) {
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)));
+      await Promise.race([refresh.catch(() => undefined), waited]);
+      clearTimeout(timer);
+    }
     return {
       chains: [...this.chains.values()],
       failure: this.failure,

@@ -94,6 +94,9 @@ export function chainHealth(c: ChainStatus, limits: HealthThresholds, now = Date
 
 const DATABASE_DOWN = 'the database cannot be reached';
 
+/** How long /health waits for a due read of the chains before it answers from the last one. */
+const READ_WAIT_MS = 1_000;
+
 /** A read of the chains waiting this long says the database is not answering this process. */
 const SILENCE_MS = 5_000;
 
@@ -149,7 +152,7 @@ export function healthRoute(app: FastifyInstance, registry: Registry, limits: He
   const evaluate = async (): Promise<HealthBody> => {
     let read: RegistryRead;
     try {
-      read = await registry.lastRead();
+      read = await registry.lastRead(READ_WAIT_MS);
     } catch (error) {
       if (!isConnectionFailure(error)) throw error;
       return unavailable(DATABASE_DOWN);
