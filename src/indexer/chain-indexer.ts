@@ -50,6 +50,21 @@ export interface ChainIndexerOptions {
   waitingLogMs?: number;
 }
 
+/** Where the next batch starts, and the hash it must follow (null before the first block). */
+interface Cursor {
+  next: bigint;
+  parent: Hex | null;
+}
+
+/** What one run of the pipeline carries from step to step. */
+interface Run extends Cursor {
+  prefetcher: BlockPrefetcher<DigestedBlock>;
+  heads: HeadPoller;
+  heartbeat: { head: bigint; at: number };
+  /** the batch after the one being written, taken and transformed meanwhile */
+  following: { from: bigint; batch: Promise<IndexBatch> } | null;
+}
+
 /**
  * One chain's pipeline: fetch (blocks + receipts, traces when the node has them, asked for
  * ahead of the writer block by block: ./block-prefetcher.ts) → transform (rows and balance
@@ -128,6 +143,19 @@ export class ChainIndexer {
   }
 
   async run(signal: AbortSignal): Promise<void> {
+    const run = await this.prepare(signal);
+    while (!signal.aborted) {
+      try {
+        await this.step(run, signal);
+      } catch (error) {
+        if (signal.aborted) break;
+        await this.recover(run, error, signal);
+      }
+    }
+  }
+
+  /** Before the first step: the node checked, what a crash left settled, the resume point found. */
+  private async prepare(signal: AbortSignal): Promise<Run> {
     // at 0 from the start, so an alert on its rate has a series before the first failure
     this.options.metrics?.stepFailures.inc(this.metricLabel, 0);
     await verifyChainId(this.rpc, this.chain.chainId);
@@ -139,114 +167,133 @@ export class ChainIndexer {
     await this.reconcileLeftovers();
     const backfilling = await this.startBackfill();
     const tip = await indexedBlock(this.db, this.chain.chainId);
-    let next = tip ? tip.number + 1n : this.chain.startBlock;
-    let parent: Hex | null = tip?.hash ?? null;
+    const run: Run = { prefetcher, heads, ...this.cursorAt(tip), heartbeat: { head: -1n, at: 0 }, following: null };
     await this.partsAhead.load();
-    this.logger.info({ ...this.label, from: next.toString(), backfill: backfilling }, tip ? 'resuming' : 'starting');
+    this.logger.info({ ...this.label, from: run.next.toString(), backfill: backfilling }, tip ? 'resuming' : 'starting');
     if (tip) await warnIfStartBlockChanged(this.db, this.chain, this.logger);
     // the node's capabilities are asked beside the first head, not after it: one round trip
     // fewer before the first blocks go out (a probe that fails is asked again by the first fetch)
-    this.fetcher.probe(next).catch(() => undefined);
-    const heartbeat = { head: -1n, at: 0 };
-    /** the batch after the one being written, taken and transformed meanwhile */
-    let following: { from: bigint; batch: Promise<IndexBatch> } | null = null;
-    while (!signal.aborted) {
-      try {
-        const head = await heads.atLeast(next, signal);
-        // The heartbeat (head and polled_at, for /health), while blocks or heads keep coming
-        // from the node: at most once a poll interval, unless the head moved. Every step was
-        // one more commit (and fsync) beside the writer's own.
-        if (head !== heartbeat.head || Date.now() - heartbeat.at >= this.chain.pollIntervalMs) {
-          await setHeadBlock(this.db, this.chain.chainId, head);
-          Object.assign(heartbeat, { head, at: Date.now() });
-        }
-        this.options.metrics?.headBlock.set(this.metricLabel, Number(head));
-        this.options.metrics?.polledAt.set(this.metricLabel, Date.now() / 1000);
-        if (await this.partsAhead.setBackUnlessOnNode(next - 1n, head)) continue;
-        if (next > head) {
-          prefetcher.reset();
-          following = null;
-          await this.backfill.finish();
-          // A branch as long as ours or shorter never shows up as a broken link ahead of us:
-          // compare the node's block at our height (or its head, if lower) with ours.
-          const rolledBack = parent !== null && (await this.tipReplaced(next - 1n, parent, head, signal)) ? await this.handleReorg(next) : null;
-          if (rolledBack) {
-            ({ next, parent } = rolledBack);
-            continue;
-          }
-          await this.stepSucceeded();
-          await sleep(this.chain.pollIntervalMs, signal);
-          continue;
-        }
-        const started = Date.now();
-        const batch: IndexBatch = following?.from === next ? await following.batch : await this.take(prefetcher, next, head, this.partsAhead.through);
-        following = null;
-        const brokenAt = findLinkBreak(batch.blocks, parent);
-        if (brokenAt !== null) {
-          prefetcher.reset();
-          // the branch the node is on now may be shorter than the head we knew
-          heads.forget();
-          const rolledBack = brokenAt === next && parent !== null ? await this.handleReorg(next) : null;
-          if (rolledBack) ({ next, parent } = rolledBack);
-          // the node reorganised while the range was being fetched (or its chain contradicts
-          // itself: ./link-breaks.ts): fetch it again
-          else await sleep(await this.linkBreaks.seen(batch.blocks, brokenAt, parent), signal);
-          continue;
-        }
-        this.linkBreaks.clear();
-        if (await this.partsAhead.setBackUnlessOnNode(next - 1n, head, batch)) {
-          prefetcher.reset();
-          continue;
-        }
-        // The next batch is taken and transformed while this one is written: the transform's
-        // CPU beside the database's, not after it. It is dropped with the prefetcher on any upset.
-        if (batch.to < head) {
-          const taking = this.take(prefetcher, batch.to + 1n, head);
-          taking.catch(() => undefined); // awaited when its turn comes
-          following = { from: batch.to + 1n, batch: taking };
-        }
-        // the head-following path once the backfill has reached where a reorg could
-        await this.backfill.beforeBatch(batch.from, head);
-        const addresses = this.recentAddresses.unseen(batch.addresses);
-        // in parts while backfilling, except the chain's first batch (a crash inside it would
-        // leave parts ahead of no indexed block to set them back to)
-        await this.write(batch, addresses, this.partsAhead.pending || (this.backfill.writing && this.backfillInParts() && parent !== null));
-        this.partsAhead.clear();
-        this.recentAddresses.remember(addresses);
-        await this.afterBatch(batch, head, Date.now() - started);
-        await this.backfill.afterBatch(batch.to, head);
-        parent = batch.blocks[batch.blocks.length - 1]!.hash;
-        next = batch.to + 1n;
-        await this.stepSucceeded();
-      } catch (error) {
-        if (signal.aborted) break;
-        prefetcher.reset();
-        following = null;
-        heads.forget();
-        // no retry cures these (another writer took the chain over: run.ts waits for the lock again)
-        if (error instanceof WrongChainError || error instanceof ForeignChainError || error instanceof WriterLockLostError) throw error;
-        if (error instanceof BlockNotAvailableError) {
-          // the head we planned the range with went away (a reorg to a shorter branch, or a
-          // lagging backend): plan again from a fresh head
-          this.logger.debug({ ...this.label, block: error.blockNumber.toString() }, 'block gone while fetching; replanning');
-          continue;
-        }
-        // RPC faults are retried inside the client; what reaches here is a database outage or
-        // a fault that outlived the client's patience: wait and carry on from the committed state.
-        this.failures.failed(error);
-        this.options.metrics?.stepFailures.inc(this.metricLabel);
-        await this.status.failed(error);
-        await sleep(2_000, signal).catch(() => undefined);
-        const tip = await indexedBlock(this.db, this.chain.chainId).catch(() => undefined);
-        if (tip !== undefined) {
-          next = tip ? tip.number + 1n : this.chain.startBlock;
-          parent = tip?.hash ?? null;
-        }
-        // a step that failed between the parts' commits and the batch's leaves parts ahead; if
-        // they cannot be read now, the write refuses any batch they overlap (PartsAheadError)
-        await this.partsAhead.load().catch(() => undefined);
-      }
+    this.fetcher.probe(run.next).catch(() => undefined);
+    return run;
+  }
+
+  private cursorAt(tip: { number: bigint; hash: Hex } | null): Cursor {
+    return { next: tip ? tip.number + 1n : this.chain.startBlock, parent: tip?.hash ?? null };
+  }
+
+  /** One step: a head from the node, then one batch written, or a reorg handled, or a wait at the head. */
+  private async step(run: Run, signal: AbortSignal): Promise<void> {
+    const head = await run.heads.atLeast(run.next, signal);
+    await this.beat(run, head);
+    if (await this.partsAhead.setBackUnlessOnNode(run.next - 1n, head)) return;
+    if (run.next > head) return this.atHead(run, head, signal);
+    const started = Date.now();
+    const batch = run.following?.from === run.next ? await run.following.batch : await this.take(run.prefetcher, run.next, head, this.partsAhead.through);
+    run.following = null;
+    if (await this.linkBroken(run, batch, signal)) return;
+    if (await this.partsAhead.setBackUnlessOnNode(run.next - 1n, head, batch)) {
+      run.prefetcher.reset();
+      return;
     }
+    // The next batch is taken and transformed while this one is written: the transform's
+    // CPU beside the database's, not after it. It is dropped with the prefetcher on any upset.
+    if (batch.to < head) {
+      const taking = this.take(run.prefetcher, batch.to + 1n, head);
+      taking.catch(() => undefined); // awaited when its turn comes
+      run.following = { from: batch.to + 1n, batch: taking };
+    }
+    await this.commit(run, batch, head, started);
+  }
+
+  /**
+   * The heartbeat (head and polled_at, for /health), while blocks or heads keep coming from the
+   * node: at most once a poll interval, unless the head moved. Every step was one more commit
+   * (and fsync) beside the writer's own.
+   */
+  private async beat(run: Run, head: bigint): Promise<void> {
+    if (head !== run.heartbeat.head || Date.now() - run.heartbeat.at >= this.chain.pollIntervalMs) {
+      await setHeadBlock(this.db, this.chain.chainId, head);
+      run.heartbeat = { head, at: Date.now() };
+    }
+    this.options.metrics?.headBlock.set(this.metricLabel, Number(head));
+    this.options.metrics?.polledAt.set(this.metricLabel, Date.now() / 1000);
+  }
+
+  /** At the head: the backfill finished, the tip checked against the node's, then a poll interval's wait. */
+  private async atHead(run: Run, head: bigint, signal: AbortSignal): Promise<void> {
+    run.prefetcher.reset();
+    run.following = null;
+    await this.backfill.finish();
+    // A branch as long as ours or shorter never shows up as a broken link ahead of us:
+    // compare the node's block at our height (or its head, if lower) with ours.
+    const rolledBack = run.parent !== null && (await this.tipReplaced(run.next - 1n, run.parent, head, signal)) ? await this.handleReorg(run.next) : null;
+    if (rolledBack) {
+      Object.assign(run, rolledBack);
+      return;
+    }
+    await this.stepSucceeded();
+    await sleep(this.chain.pollIntervalMs, signal);
+  }
+
+  /** Whether the batch does not follow our tip (a reorg, handled here, or a range fetched across one). */
+  private async linkBroken(run: Run, batch: IndexBatch, signal: AbortSignal): Promise<boolean> {
+    const brokenAt = findLinkBreak(batch.blocks, run.parent);
+    if (brokenAt === null) {
+      this.linkBreaks.clear();
+      return false;
+    }
+    run.prefetcher.reset();
+    // the branch the node is on now may be shorter than the head we knew
+    run.heads.forget();
+    const rolledBack = brokenAt === run.next && run.parent !== null ? await this.handleReorg(run.next) : null;
+    if (rolledBack) Object.assign(run, rolledBack);
+    // the node reorganised while the range was being fetched (or its chain contradicts
+    // itself: ./link-breaks.ts): fetch it again
+    else await sleep(await this.linkBreaks.seen(batch.blocks, brokenAt, run.parent), signal);
+    return true;
+  }
+
+  /** The batch written (through the backfill path while it lasts) and the cursor moved past it. */
+  private async commit(run: Run, batch: IndexBatch, head: bigint, started: number): Promise<void> {
+    // the head-following path once the backfill has reached where a reorg could
+    await this.backfill.beforeBatch(batch.from, head);
+    const addresses = this.recentAddresses.unseen(batch.addresses);
+    // in parts while backfilling, except the chain's first batch (a crash inside it would
+    // leave parts ahead of no indexed block to set them back to)
+    await this.write(batch, addresses, this.partsAhead.pending || (this.backfill.writing && this.backfillInParts() && run.parent !== null));
+    this.partsAhead.clear();
+    this.recentAddresses.remember(addresses);
+    await this.afterBatch(batch, head, Date.now() - started);
+    await this.backfill.afterBatch(batch.to, head);
+    run.parent = batch.blocks[batch.blocks.length - 1]!.hash;
+    run.next = batch.to + 1n;
+    await this.stepSucceeded();
+  }
+
+  /** A failed step: what no retry cures is thrown; otherwise said, waited out, and resumed from the committed state. */
+  private async recover(run: Run, error: unknown, signal: AbortSignal): Promise<void> {
+    run.prefetcher.reset();
+    run.following = null;
+    run.heads.forget();
+    // no retry cures these (another writer took the chain over: run.ts waits for the lock again)
+    if (error instanceof WrongChainError || error instanceof ForeignChainError || error instanceof WriterLockLostError) throw error;
+    if (error instanceof BlockNotAvailableError) {
+      // the head we planned the range with went away (a reorg to a shorter branch, or a
+      // lagging backend): plan again from a fresh head
+      this.logger.debug({ ...this.label, block: error.blockNumber.toString() }, 'block gone while fetching; replanning');
+      return;
+    }
+    // RPC faults are retried inside the client; what reaches here is a database outage or
+    // a fault that outlived the client's patience: wait and carry on from the committed state.
+    this.failures.failed(error);
+    this.options.metrics?.stepFailures.inc(this.metricLabel);
+    await this.status.failed(error);
+    await sleep(2_000, signal).catch(() => undefined);
+    const tip = await indexedBlock(this.db, this.chain.chainId).catch(() => undefined);
+    if (tip !== undefined) Object.assign(run, this.cursorAt(tip));
+    // a step that failed between the parts' commits and the batch's leaves parts ahead; if
+    // they cannot be read now, the write refuses any batch they overlap (PartsAheadError)
+    await this.partsAhead.load().catch(() => undefined);
   }
 
   /** A step went through: /health's failure cleared, the end of a run of failures said. */
@@ -322,7 +369,7 @@ export class ChainIndexer {
    * Rolls back to the last block the node still has as we do; null when that is our tip: no
    * block of ours was replaced (a node whose next block does not link to its own tip).
    */
-  private async handleReorg(next: bigint): Promise<{ next: bigint; parent: Hex | null } | null> {
+  private async handleReorg(next: bigint): Promise<Cursor | null> {
     const floor = this.chain.startBlock - 1n;
     const ancestor = await findCommonAncestor(this.db, this.rpc, this.chain.chainId, next - 1n, floor);
     // from genesis, not even block 0 in common (indexed from a later block, what lies below the
