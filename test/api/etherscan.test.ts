@@ -211,6 +211,52 @@ describe.each(await availableEngines())('Etherscan-style API on %s', (engine) =>
     });
   });
 
+  describe("the hosted explorer's own calls: getTokenHolders, getToken", () => {
+    const holders = (extra: Record<string, string | number> = {}) =>
+      call({ module: 'token', action: 'getTokenHolders', contractaddress: TOKEN, ...extra });
+    const asRow = (r: { TokenHolderAddress: string; TokenHolderQuantity: string }) => ({ address: r.TokenHolderAddress, value: r.TokenHolderQuantity });
+
+    it("getTokenHolders: tokenholderlist's holders as {address, value}, 10 a page by default, page 0 the first, an empty page status 1", async () => {
+      expect((await holders()).body).toEqual({ status: '1', message: 'OK', result: RANKED.slice(0, 10).map(asRow) });
+      expect((await holders({ page: 0 })).body).toEqual((await holders({ page: 1 })).body);
+      const pages = await Promise.all([1, 2, 3].map((page) => holders({ page, offset: 10 })));
+      expect(pages.flatMap((p) => p.body.result)).toEqual(RANKED.map(asRow));
+      expect((await holders({ page: 4, offset: 10 })).body).toEqual({ status: '1', message: 'OK', result: [] });
+      // any letter case of the action, as that explorer lowercases it
+      expect((await call({ module: 'token', action: 'gettokenholders', contractaddress: TOKEN, offset: 3 })).body.result).toEqual(RANKED.slice(0, 3).map(asRow));
+      const multi = await holders({ contractaddress: MULTI });
+      expect(multi.body.result).toEqual(['3', '2', '1'].map((tokenId) => ({ address: HOLDERS[0]!.holder, value: '4', tokenId })));
+      expect((await holders({ contractaddress: '0x12' })).body).toEqual({ status: '0', message: 'NOTOK', result: 'Error! Invalid contract address format' });
+      expect((await holders({ offset: 10001 })).body).toEqual({ status: '0', message: 'NOTOK', result: 'Error! Invalid offset' });
+    });
+
+    it("getToken: that explorer's fields, the supply the v2 token object serves; an unknown token refused with its text", async () => {
+      const held = HELD[0]!;
+      const token = await call({ module: 'token', action: 'getToken', contractaddress: held.token });
+      const v2 = await api.get(`/${CHAIN}/api/v2/tokens/${held.token}`);
+      expect(token.body).toEqual({
+        status: '1',
+        message: 'OK',
+        result: { type: 'ERC-20', name: held.name, symbol: held.symbol, totalSupply: v2.body.total_supply, decimals: String(held.decimals), contractAddress: held.token, cataloged: true },
+      });
+      const bare = await call({ module: 'token', action: 'getToken', contractaddress: EMPTY });
+      expect(bare.body.result).toMatchObject({ type: 'ERC-20', name: null, symbol: null, decimals: '', cataloged: false });
+      expect((await call({ module: 'token', action: 'getToken', contractaddress: addressOf(5, 'nothing') })).body).toEqual({ status: '0', message: 'NOTOK', result: 'Contract address not found' });
+    });
+
+    it("the chain as the hosted explorer's PRO API names it (chain_id) on /v2/api and /api; chainid and chain_id sent both must agree", async () => {
+      const query = { module: 'token', action: 'getTokenHolders', contractaddress: TOKEN, offset: 2 };
+      for (const path of ['/v2/api', '/api']) {
+        expect((await api.get(path, { chain_id: CHAIN, ...query })).body.result).toEqual(RANKED.slice(0, 2).map(asRow));
+        expect((await api.get(path, { chain_id: CHAIN, chainid: CHAIN, ...query })).body.status).toBe('1');
+        const disagreeing = await api.get(path, { chain_id: CHAIN, chainid: CHAIN + 1, ...query });
+        expect(disagreeing.body).toEqual({ status: '0', message: 'NOTOK', result: expect.stringMatching(/^Missing or unsupported chainid parameter/) });
+      }
+      expect((await call({ chain_id: CHAIN + 1, ...query })).body).toEqual({ status: '0', message: 'NOTOK', result: expect.stringMatching(/^Missing or unsupported chainid parameter/) });
+      expect((await call({ chain_id: CHAIN, ...query })).body.status).toBe('1');
+    });
+  });
+
   describe('tokenholdercount', () => {
     const count = (contractaddress: string) => call({ module: 'token', action: 'tokenholdercount', contractaddress });
 

@@ -29,10 +29,20 @@ function scopedAddresses(request: FastifyRequest): string[] {
   return [query.contractaddress, query.address].filter((a): a is string => typeof a === 'string');
 }
 
-/** The path's chain id, or on the routes without one (the Etherscan V2 form) the `chainid` query parameter. */
+/**
+ * The path's chain id, or on the routes without one the query's: `chainid` (Etherscan's V2
+ * form) or `chain_id` (the hosted explorer's PRO form); both sent must agree.
+ */
 function chainIdOf(request: FastifyRequest): unknown {
   const fromPath = (request.params as Partial<ScopedParams>).chain_id;
-  return fromPath !== undefined ? fromPath : (request.query as Record<string, unknown>).chainid;
+  return fromPath !== undefined ? fromPath : queryChainId(request.query as Record<string, unknown>);
+}
+
+/** The query's chain id, `chainid` or `chain_id`; undefined when neither is sent or the two differ. */
+export function queryChainId(query: Record<string, unknown>): unknown {
+  const { chainid, chain_id: chainId } = query;
+  if (chainid !== undefined && chainId !== undefined && chainid !== chainId) return undefined;
+  return chainid ?? chainId;
 }
 
 const digest = (text: string) => hash('sha256', text, 'buffer');

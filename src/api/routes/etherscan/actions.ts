@@ -10,6 +10,8 @@ import { tokenInfo } from './token-info.js';
 import { tokenSupply } from './token-supply.js';
 import { blockReward } from './block-reward.js';
 import { blockByTime } from './block-by-time.js';
+import { getTokenHolders } from './get-token-holders.js';
+import { getToken } from './get-token.js';
 
 /** Every action we answer: one file each, registered here and nowhere else. */
 export const ACTIONS: readonly EtherscanAction[] = [
@@ -21,6 +23,8 @@ export const ACTIONS: readonly EtherscanAction[] = [
   tokenHolderList,
   tokenHolderCount,
   tokenInfo,
+  getTokenHolders,
+  getToken,
   tokenSupply,
   blockReward,
   blockByTime,

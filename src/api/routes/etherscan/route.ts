@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Database } from '../../../db/client.js';
-import type { RestrictedInLists } from '../../plugins/chain-scope.js';
+import { queryChainId, type RestrictedInLists } from '../../plugins/chain-scope.js';
 import { MAX_PARAMETER_LENGTH } from '../../limits.js';
 import { ACTIONS, findAction } from './actions.js';
 import { EtherscanError, etherscanErrorHandler, TEXT } from './envelope.js';
@@ -28,6 +28,7 @@ export const EtherscanQuerySchema = Type.Object(
     module: text('account, token, stats or block (any letter case)'),
     action: text(ACTIONS.map((a) => a.action).join(', ')),
     chainid: text('the chain (on /v2/api and /api; on /{chain_id}/api it must match the path when sent)'),
+    chain_id: text('the chain, as the hosted explorer\'s PRO API names it: the same as chainid (both sent must agree)'),
     ...Object.fromEntries(Object.entries(actionParameters()).map(([name, description]) => [name, text(description)])),
     apikey: text('API key (the name in any letter case, e.g. apiKey)'),
     key: text('secret key for restricted addresses'),
@@ -78,6 +79,8 @@ export async function etherscanRoutes(app: FastifyInstance, db: Database, restri
 
 /** On /{chain_id}/api a `chainid` sent too must name the same chain: a script must not read another chain's data unawares. */
 function checkChainId(request: FastifyRequest): void {
-  const sent = (request.query as EtherscanQuery).chainid;
-  if (sent !== undefined && sent !== String(request.chain.chainId)) throw new EtherscanError(TEXT.chainId);
+  const query = request.query as EtherscanQuery;
+  const sent = queryChainId(query);
+  const given = query.chainid !== undefined || query.chain_id !== undefined;
+  if (given && sent !== String(request.chain.chainId)) throw new EtherscanError(TEXT.chainId);
 }

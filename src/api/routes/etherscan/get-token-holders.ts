@@ -1,0 +1,38 @@
+import { holdersWindow, type HolderBalance } from '../../../db/queries/holders-window.js';
+import { ok, TEXT } from './envelope.js';
+import { addressParam, pageWindow, readWindow } from './params.js';
+import type { EtherscanAction } from './action.js';
+
+/** The hosted explorer's page size for this action when `offset` is not sent. */
+const DEFAULT_SIZE = '10';
+
+/** That explorer's row, `{address, value}`; an ERC-1155 row also says its id (a holder has one per id). */
+const holderRow = (r: HolderBalance) => ({
+  address: r.holder,
+  value: r.value.toString(),
+  ...(r.tokenId === null ? {} : { tokenId: r.tokenId.toString() }),
+});
+
+/**
+ * module=token&action=getTokenHolders: the hosted explorer's own holders call (its
+ * Etherscan-style API has no tokenholderlist): the same list in the same order (richest first,
+ * then by address, descending), 10 rows a page unless `offset` says, `page=0` read as the first
+ * page as that explorer reads it, and an empty page `status "1"` with `[]`, as it answers.
+ */
+export const getTokenHolders: EtherscanAction = {
+  module: 'token',
+  action: 'getTokenHolders',
+  summary: "a token's holders and balances, richest first, as the hosted explorer's own call answers them",
+  parameters: {
+    contractaddress: 'the token',
+    page: 'page number, from 1 (0 is the first page too)',
+    offset: 'rows per page, at most 10000 (default 10)',
+  },
+  async run({ db, chainId, query }) {
+    const token = addressParam(query, 'contractaddress', TEXT.contractAddress);
+    const paging = { ...query, page: query.page === '0' ? '1' : query.page, offset: query.offset ?? DEFAULT_SIZE };
+    const window = pageWindow(paging, { deep: true, sort: 'desc' });
+    const rows = await readWindow(db, `holders:${chainId}:${token}`, window, () => holdersWindow(db, { chainId, token, ...window }));
+    return ok(rows.map(holderRow));
+  },
+};
