@@ -197,6 +197,37 @@ describe.each(await availableEngines())('Etherscan clients against a real server
       }
     });
 
+    it("the hosted explorer's own getTokenHolders and getToken (ethers, and plain fetch on its PRO form ?chain_id=): every holder with balanceOf > 0; the contract's metadata", async () => {
+      const { ethers } = clients();
+      for (const token of [scenario.erc20, minted, scenario.erc721]) {
+        const expected = holdersOf(t, token).map((h) => ({ address: h.holder, value: h.value.toString() }));
+        expect(expected.length).toBeGreaterThan(1);
+        const pages: unknown[] = [];
+        // its pages start at 0 or 1 alike; 10 rows a page without offset
+        for (let page = 1; ; page++) {
+          const rows = (await ethers.fetch('token', { action: 'getTokenHolders', contractaddress: token, page, offset: 3 })) as unknown[];
+          if (rows.length === 0) break;
+          pages.push(...rows);
+        }
+        expect(pages, token).toEqual(expected);
+        expect(await ethers.fetch('token', { action: 'getTokenHolders', contractaddress: token, page: 0 })).toEqual(expected.slice(0, 10));
+        const pro = await (await fetch(`${base}/v2/api?chain_id=${CHAIN}&module=token&action=getTokenHolders&contractaddress=${token}&offset=100&apikey=${TEST_KEY}`)).json();
+        expect(pro).toEqual({ status: '1', message: 'OK', result: expected });
+      }
+      for (const token of [scenario.erc20, minted]) {
+        const meta = await tokenMetadata(truth, token);
+        expect(await ethers.fetch('token', { action: 'getToken', contractaddress: token })).toEqual({
+          type: 'ERC-20',
+          name: meta.name,
+          symbol: meta.symbol,
+          decimals: String(meta.decimals),
+          totalSupply: (await truth.readContract({ address: token, abi: erc20Abi, functionName: 'totalSupply', blockNumber: t.head })).toString(),
+          contractAddress: lower(token),
+          cataloged: true,
+        });
+      }
+    });
+
     it('tokenbalancehistory, and tokenholderlist / tokenholdercount with blockno (ethers): balanceOf at each past block', async () => {
       const { ethers } = clients();
       const blocks = [1n, t.head / 3n, (2n * t.head) / 3n, t.head - 1n];
