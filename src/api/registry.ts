@@ -6,6 +6,8 @@ import type { Hex } from '../db/rows.js';
 /** What /health reports of the last read: never waits for a read but the first. */
 export interface RegistryRead {
   chains: ChainStatus[];
+  /** how old that read is */
+  ageMs: number;
   /** the last read's error, until a read succeeds */
   failure: unknown;
   /** how long the read under way has waited for the database; 0 when none is under way */
@@ -64,22 +66,25 @@ export class Registry {
   }
 
   /**
-   * The chains for /health: a due read is waited for up to `waitMs` (a read takes milliseconds,
-   * and a read 2 s old would make a polled_at look 2 s staler than it is), then what was read
-   * last is answered with how long the read under way has waited. Only the first read is
-   * waited for whole.
+   * The chains for /health. A due read is waited for until it has been under way for
+   * `waitMs(age)` (`age`: how old the last read is), then what was read last is answered, with
+   * its age and how long the read under way has waited. Only the first read is waited for whole.
    */
-  async lastRead(waitMs: number): Promise<RegistryRead> {
+  async lastRead(waitMs: (ageMs: number) => number): Promise<RegistryRead> {
     const refresh = this.due();
     if (refresh && this.loadedAt === 0) await refresh;
     else if (refresh) {
-      let timer: NodeJS.Timeout | undefined;
-      const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)));
-      await Promise.race([refresh.catch(() => undefined), waited]);
-      clearTimeout(timer);
+      const left = waitMs(Date.now() - this.loadedAt) - (Date.now() - this.loadingSince);
+      if (left > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, left)));
+        await Promise.race([refresh.catch(() => undefined), waited]);
+        clearTimeout(timer);
+      }
     }
     return {
       chains: [...this.chains.values()],
+      ageMs: Date.now() - this.loadedAt,
       failure: this.failure,
       waitingMs: this.loading === null ? 0 : Date.now() - this.loadingSince,
     };

@@ -176,6 +176,23 @@ describe.each(await availableEngines())('/health (%s)', (engine) => {
     }
   }, 30_000);
 
+  it('a probe after a quiet spell judges the chains as they are now, not as the read the last probe left (operator review: probes a minute apart were all 503)', async () => {
+    const app = await buildServer({ db, api: apiConfig({ healthMaxLag: 100, healthStaleMs: 3_000 }) });
+    try {
+      await fresh.db.query('UPDATE chains SET polled_at = now()');
+      expect((await app.inject({ url: '/health' })).statusCode).toBe(200);
+      // the indexer's heartbeat goes on while nobody asks
+      for (let i = 0; i < 8; i++) {
+        await sleep(500);
+        await fresh.db.query('UPDATE chains SET polled_at = now()');
+      }
+      const later = await app.inject({ url: '/health' });
+      expect([later.statusCode, later.json().status]).toEqual([200, 'ok']);
+    } finally {
+      await app.close();
+    }
+  }, 30_000);
+
   it.runIf(engine === 'postgres')("every connection of the API's pool busy: /health answers within a second, then names the pool, not the database", async () => {
     const small = await openPostgres(fresh.url!, 1);
     const app = await buildServer({ db: small, api: apiConfig({ healthMaxLag: 100, healthStaleMs: 60_000, statementTimeoutMs: 0 }) });

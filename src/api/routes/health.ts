@@ -94,11 +94,18 @@ export function chainHealth(c: ChainStatus, limits: HealthThresholds, now = Date
 
 const DATABASE_DOWN = 'the database cannot be reached';
 
-/** How long /health waits for a due read of the chains before it answers from the last one. */
-const READ_WAIT_MS = 1_000;
-
 /** A read of the chains waiting this long says the database is not answering this process. */
 const SILENCE_MS = 5_000;
+
+/**
+ * How long /health waits for a due read of the chains, by the age of the last one: a second
+ * while that one is recent (a hung database still gets its answer at once), and otherwise as
+ * a second past SILENCE_MS (so that a pool's own 5-s wait for a connection ends first and is
+ * said as such), since a `polled_at` read a while ago (the first probe after a quiet spell)
+ * would be judged as old as that read (operator review: every probe a minute apart was a 503).
+ */
+const readWait = (ageMs: number) => (ageMs <= RECENT_READ_MS ? 1_000 : SILENCE_MS + 1_000);
+const RECENT_READ_MS = 5_000;
 
 const unavailable = (reason: string): HealthBody => ({ status: 'unavailable', reasons: [reason], chains: [] });
 
@@ -108,7 +115,7 @@ const unavailable = (reason: string): HealthBody => ({ status: 'unavailable', re
  * from a database out of reach: the operator's remedy differs.
  */
 function databaseSilence(read: RegistryRead): string | null {
-  if (read.waitingMs > SILENCE_MS) return `the database has not answered for ${Math.round(read.waitingMs / 1000)} s`;
+  if (read.waitingMs >= SILENCE_MS) return `the database has not answered for ${Math.round(read.waitingMs / 1000)} s`;
   const failure = read.failure;
   if (failure instanceof StatementTimeoutError) return 'the database did not answer within the statement timeout';
   if (isPoolExhausted(failure)) return "every database connection of this process stayed busy: none came free within the pool's wait";
@@ -152,15 +159,16 @@ export function healthRoute(app: FastifyInstance, registry: Registry, limits: He
   const evaluate = async (): Promise<HealthBody> => {
     let read: RegistryRead;
     try {
-      read = await registry.lastRead(READ_WAIT_MS);
+      read = await registry.lastRead(readWait);
     } catch (error) {
       if (!isConnectionFailure(error)) throw error;
       return unavailable(DATABASE_DOWN);
     }
     const silent = databaseSilence(read);
     if (silent !== null) return unavailable(silent);
-    const now = Date.now();
-    const health = read.chains.map((c) => chainHealth(c, limits, now));
+    // judged as of the read: a heartbeat is as stale as it was then, not as that read is now
+    const readAt = Date.now() - read.ageMs;
+    const health = read.chains.map((c) => chainHealth(c, limits, readAt));
     return { status: health.some((c) => c.status !== 'ok') ? 'degraded' : 'ok', reasons: [], chains: health };
   };
   const current = renderedAtMostEvery(CACHE_MS, evaluate);
