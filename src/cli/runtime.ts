@@ -79,7 +79,10 @@ export async function openRuntime(config: Config, logger = createLogger(config.l
   // which database and Redis, said once: a process that fell back to the embedded database for
   // want of DATABASE_URL is seen at once (outside review); never a credential
   logger.info({ database: databaseShown(config), redis: config.api.redisUrl ? hostOf(config.api.redisUrl) : null }, 'database opened');
-  const applied = await migrate(db);
+  const applied = await migrate(db, undefined, {
+    onLockWait: ({ attempt, sessions }) =>
+      logger.warn({ attempt, sessions }, 'migrations wait for a lock another session holds (a transaction left open, a backup, a long query): trying again'),
+  });
   if (applied.length > 0) logger.info({ applied }, 'migrations applied');
   const redis = config.api.redisUrl && withRedis ? openRedis(config.api.redisUrl, logger) : null;
   return {

@@ -1,13 +1,53 @@
 import type { Database } from './client.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { migrations, type Migration } from './migrations/index.js';
+import { refuseOldWriters } from './old-writers.js';
 
 // A fixed advisory-lock key so that several processes starting on one PostgreSQL
 // (an indexer and many API servers) apply the migrations exactly once.
 const MIGRATION_LOCK = 7_231_447_001;
 
-/** Applies the migrations not applied yet (`list`: a prefix of them, for upgrade tests). */
-export async function migrate(db: Database, list: ReadonlyArray<Migration> = migrations): Promise<string[]> {
+export interface MigrateOptions {
+  /** said each time the migrations wait for a lock another session holds, before they try again */
+  onLockWait?: (wait: LockWait) => void;
+  /** how long one attempt waits for a lock before it rolls back (releasing what it took) and tries again */
+  lockTimeoutMs?: number;
+  /** how long to watch for a writer of a version before the writer lock (old-writers.ts) */
+  oldWriterWatchMs?: number;
+}
+
+/** One wait of the migrations for a lock: the sessions with a transaction open (PostgreSQL), oldest first. */
+export interface LockWait {
+  attempt: number;
+  sessions: Array<{ pid: number; application: string; state: string; seconds: number }>;
+}
+
+const LOCK_TIMEOUT = '55P03';
+
+/**
+ * Applies the migrations not applied yet (`list`: a prefix of them, for upgrade tests), in one
+ * transaction. On PostgreSQL a migration can wait for a lock behind any open transaction (a
+ * backup, a long report) while it holds the locks it took, and every page waits with it; so an
+ * attempt waits at most `lockTimeoutMs` for a lock, then rolls back, says who holds
+ * transactions open, and tries again (an operator review: a migration stood 39 s behind a
+ * report, silent, every page a 503).
+ */
+export async function migrate(db: Database, list: ReadonlyArray<Migration> = migrations, options: MigrateOptions = {}): Promise<string[]> {
+  await refuseOldWriters(db, list, options.oldWriterWatchMs ?? 3_000);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await migrateOnce(db, list, options.lockTimeoutMs ?? 5_000);
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== LOCK_TIMEOUT) throw error;
+      options.onLockWait?.({ attempt, sessions: await openTransactions(db) });
+      await sleep(Math.min(1_000 * attempt, 5_000));
+    }
+  }
+}
+
+async function migrateOnce(db: Database, list: ReadonlyArray<Migration>, lockTimeoutMs: number): Promise<string[]> {
   return db.transaction(async (tx) => {
+    await tx.query(`SET LOCAL lock_timeout = ${Math.max(1, Math.round(lockTimeoutMs))}`);
     await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     await tx.query(
       'CREATE TABLE IF NOT EXISTS schema_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
@@ -24,6 +64,21 @@ export async function migrate(db: Database, list: ReadonlyArray<Migration> = mig
     }
     return applied;
   });
+}
+
+/** The other sessions of this database with a transaction open, oldest first: what a lock may be waiting on (never their statements' text). */
+async function openTransactions(db: Database): Promise<LockWait['sessions']> {
+  if (db.engine !== 'postgres') return [];
+  const rows = await db
+    .query<{ pid: number; application: string; state: string; seconds: number }>(
+      `SELECT pid, coalesce(nullif(application_name, ''), '-') AS application, coalesce(state, '-') AS state,
+              round(extract(epoch FROM now() - xact_start))::int AS seconds
+       FROM pg_stat_activity
+       WHERE datname = current_database() AND pid <> pg_backend_pid() AND xact_start IS NOT NULL
+       ORDER BY xact_start LIMIT 5`,
+    )
+    .catch(() => []);
+  return rows;
 }
 
 /** A database a newer version has migrated: this version does not know what its tables now mean. */
