@@ -125,6 +125,12 @@ describe('fetchBlockTraceSummary against a node', () => {
     expect(server.callCount('trace_block')).toBe(1);
   });
 
+  it('a node answering null for a block it has: an error naming the method and the block (it was "entries is not iterable")', async () => {
+    let calls = 0;
+    const { rpc } = await rpcFor({ handlers: { trace_block: () => (calls++ === 0 ? [] : null) } });
+    await expect(fetchBlockTraceSummary(rpc, 7n)).rejects.toThrow('trace_block: the node answered null for block 7, not a list of traces');
+  });
+
   it('returns null when the node has no tracing at all', async () => {
     const { server, rpc } = await rpcFor({ unsupportedMethods: ['trace_block', 'debug_traceBlockByNumber'] });
     expect(await fetchBlockTraceSummary(rpc, 4_417_196n)).toBeNull();

@@ -13,6 +13,7 @@ import { lowerHex } from './hex.js';
 import { parseQuantity } from '../rpc/quantity.js';
 import { blockParam, type RequestOptions, type RpcClient } from '../rpc/client.js';
 import type { RpcCallFrame, RpcTraceBlockEntry } from '../rpc/types.js';
+import { RpcError } from '../rpc/errors.js';
 
 export interface BlockTraceSummary {
   /** null when the trace output has no reward entries (proof of stake, L2s, geth tracing) */
@@ -135,14 +136,23 @@ export function detectTraceMethod(rpc: RpcClient, probeBlock: bigint): Promise<T
   return detectOnce(rpc, 'trace-method', traceMethodProbe(rpc, probeBlock));
 }
 
+/**
+ * A trace answer that is a list, or a typed error naming the method and the block (a node that
+ * answered null was logged as "entries is not iterable": operator review).
+ */
+function traceList(answer: unknown, method: TraceMethod, block: bigint): unknown[] {
+  if (Array.isArray(answer)) return answer;
+  throw new RpcError(`${method}: the node answered ${answer === null ? 'null' : typeof answer} for block ${block}, not a list of traces`, { method });
+}
+
 /** Rewards and internal transaction count of one block; null when the node has no tracing. */
 export async function fetchBlockTraceSummary(rpc: RpcClient, block: bigint, options: RequestOptions = {}): Promise<BlockTraceSummary | null> {
   const method = await detectTraceMethod(rpc, block);
   switch (method) {
     case 'trace_block':
-      return summarizeTraceBlock(await rpc.request<RpcTraceBlockEntry[]>('trace_block', [blockParam(block)], options));
+      return summarizeTraceBlock(traceList(await rpc.request<unknown>('trace_block', [blockParam(block)], options), method, block) as RpcTraceBlockEntry[]);
     case 'debug_traceBlockByNumber':
-      return summarizeCallTraces(await rpc.request<unknown[]>('debug_traceBlockByNumber', [blockParam(block), CALL_TRACER], options));
+      return summarizeCallTraces(traceList(await rpc.request<unknown>('debug_traceBlockByNumber', [blockParam(block), CALL_TRACER], options), method, block));
     case null:
       return null;
   }
