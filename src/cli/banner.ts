@@ -28,17 +28,19 @@ export interface DemoInfo {
  * configured key never appears in it; on the embedded database the key command needs the data
  * directory, which the running service holds.
  */
-function keyHint(config: Config): string {
+function keyHint(config: Config, storedKeys: number): string {
   if (config.api.staticApiKeys.length > 0) return '<one of your apiKeys (not shown)>';
+  // (keys created earlier, e.g. before an upgrade: operator review saw "none yet" beside them)
+  if (storedKeys > 0) return `<one of the ${storedKeys} key${storedKeys === 1 ? '' : 's'} created with explorer keys create (explorer keys list; not shown)>`;
   if (config.databaseUrl) return '<your key: explorer keys create --name me, with this DATABASE_URL>';
   return `<none yet: stop, run explorer keys create --name me --data-dir ${config.dataDir}, start again (or set EXPLORER_API_KEYS)>`;
 }
 
 /** What a new user needs to try the service right away. */
-export function bannerText(config: Config, demo: DemoInfo | null): string {
+export function bannerText(config: Config, demo: DemoInfo | null, storedKeys = 0): string {
   const host = config.api.host === '0.0.0.0' ? '127.0.0.1' : config.api.host;
   const base = `http://${host}:${config.api.port}`;
-  const key = demo?.key ?? keyHint(config);
+  const key = demo?.key ?? keyHint(config, storedKeys);
   const chain = config.chains[0];
   const lines = [
     '',

@@ -34,6 +34,10 @@ describe('the start banner', () => {
   it('without keys says how to make one on the data directory in use', () => {
     const text = bannerText(loadConfig({}, { EXPLORER_CHAINS: CHAINS, EXPLORER_DATA_DIR: dir }), null);
     expect(text).toContain(`explorer keys create --name me --data-dir ${dir}`);
+    // keys the database already holds (created before an upgrade, say): no "create one"
+    const held = bannerText(loadConfig({}, { EXPLORER_CHAINS: CHAINS, EXPLORER_DATA_DIR: dir }), null, 2);
+    expect(held).toContain('one of the 2 keys created with explorer keys create');
+    expect(held).not.toContain('none yet');
   });
 
   it('for the demo shows the demo key, kept across starts, not the configured one', () => {

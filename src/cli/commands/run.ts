@@ -4,6 +4,7 @@ import { ConfigError, loadConfig, unlistedChainConfig, type ConfigFlags } from '
 import type { Runtime } from '../runtime.js';
 import { settingOptions } from '../setting-options.js';
 import { bannerText, demoKey, type DemoInfo } from '../banner.js';
+import { countActiveApiKeys } from '../../db/queries/api-keys.js';
 
 // The roles' modules (the API, the indexer, the database, the devnet) are imported when a role
 // starts, not with the program: a usage or settings error, or --help, answers in a fraction of
@@ -161,7 +162,7 @@ const demoRole = (info: DemoInfo[], flags: ConfigFlags): Role => async (rt) => {
 };
 
 const bannerRole = (info: DemoInfo[]): Role => async (rt) => {
-  process.stdout.write(bannerText(rt.config, info[0] ?? null));
+  process.stdout.write(bannerText(rt.config, info[0] ?? null, await countActiveApiKeys(rt.db)));
   return async () => undefined;
 };
 

@@ -45,6 +45,12 @@ export async function listApiKeys(db: Queryable, page: { afterId?: number; limit
   return rows.map(toRecord);
 }
 
+/** How many keys are active: the start banner tells "create one" from "use one of yours". */
+export async function countActiveApiKeys(db: Queryable): Promise<number> {
+  const rows = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys WHERE revoked_at IS NULL');
+  return rows[0]?.n ?? 0;
+}
+
 export async function revokeApiKey(db: Queryable, id: number): Promise<boolean> {
   const rows = await db.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING id', [id]);
   return rows.length > 0;
