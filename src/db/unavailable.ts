@@ -30,6 +30,13 @@ export function isDatabaseRefusal(error: unknown): boolean {
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && typeof severity === 'string';
 }
 
+/** The database's disk is full (SQLSTATE 53100, or the file system's own words): said as such, where the operator must free space. */
+export function isDiskFull(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  return code === '53100' || code === 'ENOSPC' || /No space left on device/i.test(error.message) || isDiskFull(error.cause);
+}
+
 /** The database's fault, as /health and the indexer's log say it: a lost connection, or a refusal (a full disk, a read-only database). */
 export function isDatabaseFault(error: unknown): boolean {
   return isConnectionFailure(error) || isDatabaseRefusal(error);

@@ -1,5 +1,5 @@
 import type { Database } from '../db/client.js';
-import { isDatabaseFault } from '../db/unavailable.js';
+import { isDatabaseFault, isDiskFull } from '../db/unavailable.js';
 import { clearIndexerFailure, recordIndexerFailure, type IndexerFailure } from '../db/queries/indexer-status.js';
 import { RpcError } from '../rpc/errors.js';
 
@@ -18,7 +18,7 @@ export class StepStatus {
   ) {}
 
   async failed(error: unknown): Promise<void> {
-    const failure: IndexerFailure = isDatabaseFault(error) ? 'database' : error instanceof RpcError ? 'rpc' : 'internal';
+    const failure: IndexerFailure = isDiskFull(error) ? 'disk-full' : isDatabaseFault(error) ? 'database' : error instanceof RpcError ? 'rpc' : 'internal';
     // set first: a write whose answer was lost may still have been committed
     this.failureRecorded = true;
     try {

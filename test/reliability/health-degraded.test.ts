@@ -61,7 +61,7 @@ async function degradeAndRecover(
   await refuseWrites(db);
   await node.mine(3);
   const diskFull = await until(
-    (a) => a.status === 503 && a.body.status === 'degraded' && /indexing has been failing since .*: the database failed/.test(reasons(a)),
+    (a) => a.status === 503 && a.body.status === 'degraded' && /indexing has been failing since .*: the database's disk is full: free space/.test(reasons(a)),
     'degraded while the database refuses writes',
   );
   await during.refused?.();

@@ -17,6 +17,7 @@ export interface HealthThresholds {
 const FAILURES: Record<string, string> = {
   rpc: 'the RPC node failed',
   database: 'the database failed',
+  'disk-full': "the database's disk is full: free space where it keeps its data (the data directory, or the PostgreSQL server's)",
   internal: 'an internal error (see the indexer log)',
   stopped: 'the indexer stopped on an error it does not retry (see its log); the other chains go on',
 };
