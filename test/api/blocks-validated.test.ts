@@ -69,6 +69,32 @@ describe.each(await availableEngines())('blocks-validated on %s', (engine) => {
     expect(withKey.body.next_page_params).toEqual({ block_number: 102, items_count: 1, key: 'k1' });
   });
 
+  it('a height with a block and its orphans by one miner never straddles two pages: every row once, at every page size', async () => {
+    const TIED = addressOf(5, 'miner');
+    // heights 400..419 mined by TIED; orphans beside the consensus block at every third height,
+    // and at 410 five of them (more than a page reads past its size)
+    const rows = Array.from({ length: 20 }, (_, i) => blockRow(CHAIN, 400 + i, TIED));
+    for (const height of [401, 404, 407, 413, 416, 419]) rows.push(blockRow(CHAIN, height, TIED, { hash: hashOf(height, 'tied-orphan'), consensus: false }));
+    for (let k = 0; k < 5; k++) rows.push(blockRow(CHAIN, 410, TIED, { hash: hashOf(410 + k * 1000, 'tied-many'), consensus: false }));
+    await upsertBlocks(api.db, rows);
+    const all = rows.map((r) => r.hash).sort();
+    for (const size of [1, 2, 3, 4, 5, 7, 50]) {
+      const seen: string[] = [];
+      let query: Record<string, string | number> = { items_count: size };
+      for (let pages = 0; pages < 100; pages++) {
+        const res = await validated(TIED, query);
+        expect(res.status).toBe(200);
+        const items = res.body.items as Array<{ hash: string; height: number }>;
+        seen.push(...items.map((b) => b.hash));
+        // a page ends on a whole height: more than items_count only to finish it
+        if (items.length > size) expect(new Set(items.slice(size - 1).map((b) => b.height)).size, `size ${size}`).toBe(1);
+        if (res.body.next_page_params === null) break;
+        query = res.body.next_page_params;
+      }
+      expect(seen.sort(), `size ${size}`).toEqual(all);
+    }
+  });
+
   it('unknown address: empty 200, not 404', async () => {
     const res = await validated(addressOf(999, 'nobody'));
     expect(res.status).toBe(200);

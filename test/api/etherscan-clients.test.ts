@@ -108,6 +108,16 @@ async function readTruth(head: bigint): Promise<Truth> {
 }
 
 const lower = (a: string) => a.toLowerCase() as Hex;
+
+/** Every row of a paged list, read from page 1 until a page comes back empty. */
+async function everyPage(read: (page: number) => Promise<unknown>): Promise<unknown[]> {
+  const rows: unknown[] = [];
+  for (let page = 1; ; page++) {
+    const got = (await read(page)) as unknown[];
+    if (got.length === 0) return rows;
+    rows.push(...got);
+  }
+}
 const holdersOf = (t: Truth, token: string) =>
   [...t.balances]
     .filter(([key]) => key.startsWith(`${lower(token)}|`))
@@ -185,12 +195,7 @@ describe.each(await availableEngines())('Etherscan clients against a real server
       for (const token of [scenario.erc20, minted, scenario.erc721]) {
         const expected = holdersOf(t, token).map((h) => ({ TokenHolderAddress: h.holder, TokenHolderQuantity: h.value.toString() }));
         expect(expected.length).toBeGreaterThan(1);
-        const pages: unknown[] = [];
-        for (let page = 1; ; page++) {
-          const rows = (await ethers.fetch('token', { action: 'tokenholderlist', contractaddress: token, page, offset: 3 })) as unknown[];
-          if (rows.length === 0) break;
-          pages.push(...rows);
-        }
+        const pages = await everyPage((page) => ethers.fetch('token', { action: 'tokenholderlist', contractaddress: token, page, offset: 3 }));
         expect(pages, token).toEqual(expected);
         expect(await ethers.fetch('token', { action: 'tokenholderlist', contractaddress: token, sort: 'asc' })).toEqual([...expected].reverse());
         expect(await ethers.fetch('token', { action: 'tokenholdercount', contractaddress: token })).toBe(String(expected.length));
@@ -202,14 +207,9 @@ describe.each(await availableEngines())('Etherscan clients against a real server
       for (const token of [scenario.erc20, minted, scenario.erc721]) {
         const expected = holdersOf(t, token).map((h) => ({ address: h.holder, value: h.value.toString() }));
         expect(expected.length).toBeGreaterThan(1);
-        const pages: unknown[] = [];
-        // its pages start at 0 or 1 alike; 10 rows a page without offset
-        for (let page = 1; ; page++) {
-          const rows = (await ethers.fetch('token', { action: 'getTokenHolders', contractaddress: token, page, offset: 3 })) as unknown[];
-          if (rows.length === 0) break;
-          pages.push(...rows);
-        }
+        const pages = await everyPage((page) => ethers.fetch('token', { action: 'getTokenHolders', contractaddress: token, page, offset: 3 }));
         expect(pages, token).toEqual(expected);
+        // its pages start at 0 or 1 alike; 10 rows a page without offset
         expect(await ethers.fetch('token', { action: 'getTokenHolders', contractaddress: token, page: 0 })).toEqual(expected.slice(0, 10));
         const pro = await (await fetch(`${base}/v2/api?chain_id=${CHAIN}&module=token&action=getTokenHolders&contractaddress=${token}&offset=100&apikey=${TEST_KEY}`)).json();
         expect(pro).toEqual({ status: '1', message: 'OK', result: expected });
@@ -246,12 +246,7 @@ describe.each(await availableEngines())('Etherscan clients against a real server
         const atBlock = { head: block, balances: await nodeBalances(truth, block), blocks: [] };
         for (const token of [scenario.erc20, scenario.erc721]) {
           const expected = holdersOf(atBlock, token).map((h) => ({ TokenHolderAddress: h.holder, TokenHolderQuantity: h.value.toString() }));
-          const pages: unknown[] = [];
-          for (let page = 1; ; page++) {
-            const rows = (await ethers.fetch('token', { action: 'tokenholderlist', contractaddress: token, page, offset: 4, blockno: block })) as unknown[];
-            if (rows.length === 0) break;
-            pages.push(...rows);
-          }
+          const pages = await everyPage((page) => ethers.fetch('token', { action: 'tokenholderlist', contractaddress: token, page, offset: 4, blockno: block }));
           expect(pages, `${token} at ${block}`).toEqual(expected);
           expect(await ethers.fetch('token', { action: 'tokenholdercount', contractaddress: token, blockno: block })).toBe(String(expected.length));
         }
