@@ -3,7 +3,7 @@ import { listChains, type ChainStatus } from '../db/queries/chains.js';
 import { listRestrictedAddresses } from '../db/queries/restricted.js';
 import type { Hex } from '../db/rows.js';
 
-/** What /health reports of the last read: never waits for a read but the first. */
+/** What /health judges: the last read, how old it is, and how the read under way is doing. */
 export interface RegistryRead {
   chains: ChainStatus[];
   /** how old that read is */
@@ -18,8 +18,9 @@ export interface RegistryRead {
  * What every request needs to know and that changes rarely (the served chains, the
  * restricted list): read from the database at most every `ttlMs`, so the request path costs
  * no extra query and a change made by another process shows up within seconds. Requests wait
- * for a due read (a restriction or an indexed block is never older than that); `/health` does
- * not: with every connection busy the read waits its turn, and `/health` says so instead.
+ * for a due read (a restriction or an indexed block is never older than that); `/health` waits
+ * a bounded time (`lastRead`): with every connection busy the read waits its turn, and
+ * `/health` says so instead of waiting with it.
  */
 export class Registry {
   private chains = new Map<number, ChainStatus>();
@@ -59,7 +60,7 @@ export class Registry {
       this.loading = this.refresh().finally(() => {
         this.loading = null;
       });
-      // (/health does not wait for the read: its failure is kept, not thrown at it)
+      // (/health may stop waiting for the read: its failure is kept for it, not thrown at it)
       this.loading.catch(() => undefined);
     }
     return this.loading;
