@@ -219,6 +219,7 @@ describe.each(await availableEngines())('Etherscan-style API on %s', (engine) =>
     it("getTokenHolders: tokenholderlist's holders as {address, value}, 10 a page by default, page 0 the first, an empty page status 1", async () => {
       expect((await holders()).body).toEqual({ status: '1', message: 'OK', result: RANKED.slice(0, 10).map(asRow) });
       expect((await holders({ page: 0 })).body).toEqual((await holders({ page: 1 })).body);
+      expect((await holders({ offset: '' })).body.result).toHaveLength(10);
       const pages = await Promise.all([1, 2, 3].map((page) => holders({ page, offset: 10 })));
       expect(pages.flatMap((p) => p.body.result)).toEqual(RANKED.map(asRow));
       expect((await holders({ page: 4, offset: 10 })).body).toEqual({ status: '1', message: 'OK', result: [] });

@@ -30,7 +30,7 @@ export const getTokenHolders: EtherscanAction = {
   },
   async run({ db, chainId, query }) {
     const token = addressParam(query, 'contractaddress', TEXT.contractAddress);
-    const paging = { ...query, page: query.page === '0' ? '1' : query.page, offset: query.offset ?? DEFAULT_SIZE };
+    const paging = { ...query, page: query.page === '0' ? '1' : query.page, offset: query.offset === undefined || query.offset === '' ? DEFAULT_SIZE : query.offset };
     const window = pageWindow(paging, { deep: true, sort: 'desc' });
     const rows = await readWindow(db, `holders:${chainId}:${token}`, window, () => holdersWindow(db, { chainId, token, ...window }));
     return ok(rows.map(holderRow));
