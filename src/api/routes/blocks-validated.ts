@@ -51,7 +51,7 @@ export function blocksValidatedRoute(app: FastifyInstance, db: Queryable): void 
   );
 }
 
-/** Rows read past a page's size, to finish the height it ends at (an orphan beside the block that replaced it). */
+/** Rows read past a page's size when it ends inside a height, to finish it (an orphan beside the block that replaced it). */
 export const TIE_ROOM = 4;
 
 /**
@@ -60,14 +60,15 @@ export const TIE_ROOM = 4;
  * block and the orphan a reorg left beside it, both by one miner: every reorged height of a
  * one-sequencer L2) lost the second for good (an outside review: 4 to 5 of 353 consensus
  * blocks gone in a walk). Such a page carries the whole height instead: a row or a few more
- * than `items_count`. Read `size + 1 + TIE_ROOM` rows; in the rare case that all of those are
- * still of the last height, read again with more room.
+ * than `items_count`. A page reads `size + 1` rows, as before; only where the row past it is of
+ * the same height (rare: a reorg at that very height) is it read again with room to finish the
+ * height, and again with more while that room is all of that height.
  */
 export async function wholeHeights<P extends { items: Array<{ number: bigint }> }>(
   read: (limit: number) => Promise<P>,
   size: number,
 ): Promise<{ page: P; items: P['items']; more: boolean }> {
-  for (let room = TIE_ROOM; ; room *= 8) {
+  for (let room = 0; ; room = room === 0 ? TIE_ROOM : room * 8) {
     const page = await read(size + 1 + room);
     const rows = page.items;
     if (rows.length <= size) return { page, items: rows, more: false };
