@@ -1,17 +1,13 @@
-import { holdersWindow, type HolderBalance } from '../../../db/queries/holders-window.js';
 import { ok, TEXT } from './envelope.js';
-import { addressParam, pageWindow, readWindow } from './params.js';
+import { addressParam, pageWindow } from './params.js';
+import { holderRow, liveHolders } from './holder-rows.js';
 import type { EtherscanAction } from './action.js';
 
 /** The hosted explorer's page size for this action when `offset` is not sent. */
 const DEFAULT_SIZE = '10';
 
-/** That explorer's row, `{address, value}`; an ERC-1155 row also says its id (a holder has one per id). */
-const holderRow = (r: HolderBalance) => ({
-  address: r.holder,
-  value: r.value.toString(),
-  ...(r.tokenId === null ? {} : { tokenId: r.tokenId.toString() }),
-});
+/** That explorer's row, `{address, value}` (ERC-1155: `tokenId` too). */
+const row = holderRow({ holder: 'address', value: 'value', tokenId: 'tokenId' });
 
 /**
  * module=token&action=getTokenHolders: the hosted explorer's own holders call (its
@@ -31,8 +27,7 @@ export const getTokenHolders: EtherscanAction = {
   async run({ db, chainId, query }) {
     const token = addressParam(query, 'contractaddress', TEXT.contractAddress);
     const paging = { ...query, page: query.page === '0' ? '1' : query.page, offset: query.offset === undefined || query.offset === '' ? DEFAULT_SIZE : query.offset };
-    const window = pageWindow(paging, { deep: true, sort: 'desc' });
-    const rows = await readWindow(db, `holders:${chainId}:${token}`, window, () => holdersWindow(db, { chainId, token, ...window }));
-    return ok(rows.map(holderRow));
+    const rows = await liveHolders(db, chainId, token, pageWindow(paging, { deep: true, sort: 'desc' }));
+    return ok(rows.map(row));
   },
 };

@@ -3,15 +3,11 @@ import { holdersWindow } from '../../../db/queries/holders-window.js';
 import { EMPTY, noRecords, ok, TEXT } from './envelope.js';
 import { addressParam, pageWindow, PAGING_PARAMETERS, readWindow } from './params.js';
 import { optionalBlockno, pastTokenOrRefuse } from './past-block.js';
+import { holderRow, liveHolders } from './holder-rows.js';
 import type { EtherscanAction } from './action.js';
-import type { HolderBalance } from '../../../db/queries/holders-window.js';
 
-/** ERC-1155 rows also say which id (`TokenId`, as that API names a token id in its NFT lists): a holder has one per id. */
-const holderRow = (r: HolderBalance) => ({
-  TokenHolderAddress: r.holder,
-  TokenHolderQuantity: r.value.toString(),
-  ...(r.tokenId === null ? {} : { TokenId: r.tokenId.toString() }),
-});
+/** ERC-1155 rows also say which id (`TokenId`, as that API names a token id in its NFT lists). */
+const row = holderRow({ holder: 'TokenHolderAddress', value: 'TokenHolderQuantity', tokenId: 'TokenId' });
 
 /**
  * module=token&action=tokenholderlist: holders richest first, in the v2 list's order (ERC-1155:
@@ -36,15 +32,15 @@ export const tokenHolderList: EtherscanAction = {
         holdersWindow(db, { chainId, token, ...window, source: { kind: 'past', block } }),
       );
       if (rows.length === 0) return noRecords(EMPTY.records);
-      return ok(rows.map(holderRow));
+      return ok(rows.map(row));
     }
     if (window.offset > 0) {
       const found = await findToken(db, chainId, token);
       // (an ERC-1155 token has a row per holder and id: its holder count bounds nothing)
       if (!found || (found.type !== 'ERC-1155' && BigInt(window.offset) >= found.holderCount)) return noRecords(EMPTY.records);
     }
-    const rows = await readWindow(db, `holders:${chainId}:${token}`, window, () => holdersWindow(db, { chainId, token, ...window }));
+    const rows = await liveHolders(db, chainId, token, window);
     if (rows.length === 0) return noRecords(EMPTY.records);
-    return ok(rows.map(holderRow));
+    return ok(rows.map(row));
   },
 };
