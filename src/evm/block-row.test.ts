@@ -112,7 +112,7 @@ describe('buildBlockRow on Ethereum mainnet', () => {
     expect(row.nonce).toBe('0xa0ba23490d99d85c');
     expect(gasUsedPercentage(row.gasUsed, row.gasLimit)).toBeCloseTo(99.996007, 6);
     expect(gasTargetPercentage(row.gasUsed, row.gasLimit)).toBeCloseTo(99.992013, 6);
-    expect(burntFeesPercentage(row.burntFees, row.transactionFees)).toBeCloseTo((424677351860501288 / 628210921875033847) * 100, 10);
+    expect(burntFeesPercentage(row.burntFees, row.transactionFees)).toBeCloseTo((Number(424677351860501288n) / Number(628210921875033847n)) * 100, 10);
   });
 
   it('15,000,000 (proof of work with a base fee): the miner’s reward is the minted 2 ETH plus fees less the burnt part', () => {

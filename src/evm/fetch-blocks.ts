@@ -79,7 +79,7 @@ export async function fetchBlockWithReceipts(
       rpc.getBlock(blockNumber, true, { signal }),
       useBlockReceipts ? rpc.getBlockReceipts(blockNumber, { signal }) : null,
     ]);
-    let receipts: RpcReceipt[] | null = null;
+    let receipts: RpcReceipt[] | null;
     let problem: string;
     if (block === null) {
       problem = 'block not available yet';

@@ -14,7 +14,7 @@
  * JSON-RPC errors (reverts, unsupported methods, too-big log ranges) are answers, not faults:
  * they are thrown at once as typed errors (./errors.ts).
  */
-import { createPublicClient, fallback, type PublicClient, type Transport } from 'viem';
+import { createPublicClient, fallback, type PublicClient } from 'viem';
 import type { Hex } from '../db/rows.js';
 import { backoffDelay, type BackoffPolicy } from './backoff.js';
 import { signalCombiner } from './combined-signal.js';

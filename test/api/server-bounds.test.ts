@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import pg from 'pg';
-import type { FastifyInstance } from 'fastify';
 import { buildServer } from '../../src/api/server.js';
 import { loadConfig, type ApiConfig } from '../../src/config/config.js';
 import { ensureChain } from '../../src/db/queries/chains.js';

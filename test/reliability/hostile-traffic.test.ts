@@ -81,7 +81,7 @@ describe.runIf(await postgresAvailable())('hostile traffic against a real server
     const pid = server.child.pid!;
     const kinds: Array<(i: number) => { url: string; headers?: Record<string, string> }> = [
       // a valid key and a distinct 256-character `key`: a page kept by the cache every time
-      (i: number) => ({ url: `/${CHAIN}/api/v2/tokens/${TOKEN}/holders?items_count=50&apikey=${validKey}&key=${marked(256)}` }),
+      () => ({ url: `/${CHAIN}/api/v2/tokens/${TOKEN}/holders?items_count=50&apikey=${validKey}&key=${marked(256)}` }),
       (i: number) => ({ url: `/${CHAIN}/api/v2/addresses/${addressOf(i, 'hostile-miner')}/blocks-validated?key=${marked(256)}`, headers: { 'x-api-key': validKey } }),
       // over the limit: 422
       () => ({ url: `/${CHAIN}/api/v2/addresses/${addressOf(3)}/blocks-validated?apikey=${validKey}&key=${marked(8_192)}` }),

@@ -21,7 +21,7 @@ export function labelsCommand(): Command {
       try {
         entries = await readLabelsFile(file, opts.format ?? formatOf(file));
       } catch (error) {
-        if (error instanceof LabelFileError) throw new Error(`${file}: ${error.message}; nothing was imported`);
+        if (error instanceof LabelFileError) throw new Error(`${file}: ${error.message}; nothing was imported`, { cause: error });
         throw error;
       }
       await withRuntime(cmd, async (rt) => {

@@ -28,6 +28,8 @@ export interface Column<T> {
   readonly _type?: T;
 }
 
+// `any`: a column of any value type (Column<unknown> would not accept Column<bigint>: its codec takes T)
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Columns = Readonly<Record<string, Column<any>>>;
 export type ValueOf<C> = C extends Column<infer T> ? T : never;
 /** The row type a column definition describes. */
