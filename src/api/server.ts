@@ -27,6 +27,7 @@ import { parameterLimits } from './plugins/parameter-limits.js';
 import { DOCS_CSP, securityHeaders, setSecurityHeaders } from './plugins/security-headers.js';
 import { serverTimeouts } from './server-options.js';
 import { holdersRoute } from './routes/holders.js';
+import { instanceHoldersRoute } from './routes/instance-holders.js';
 import { blocksValidatedRoute } from './routes/blocks-validated.js';
 import { blockRoute } from './routes/block.js';
 import { tokenCountersRoute } from './routes/token-counters.js';
@@ -181,6 +182,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     const cache = pageCache(api, { ttlMs: options.api.pageCacheMs ?? 1_000, maxBytes: options.api.pageCacheMb * 2 ** 20 });
     pageCacheMetrics(metrics, cache);
     holdersRoute(api, db);
+    instanceHoldersRoute(api, db);
     blocksValidatedRoute(api, db);
     blockRoute(api, db);
     tokenCountersRoute(api, db);

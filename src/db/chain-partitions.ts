@@ -155,6 +155,27 @@ export async function finishBackfill(db: Queryable, chainId: number): Promise<vo
   await db.query(last.definition);
 }
 
+/**
+ * Gives every chain already handed over (its own partitions, token_balances_page's copy built)
+ * the copies of the default partitions' indexes it lacks: what a migration adding a page index
+ * runs, so those chains keep being 'indexed'. A chain still backfilling gets them at its
+ * hand-over, with the rest. Run in the migration's transaction.
+ */
+export async function copyIndexesToIndexedChains(db: Queryable): Promise<void> {
+  const chains = await db.query<{ id: string }>(
+    `SELECT substr(c.relname, length('token_balances_') + 1) AS id
+     FROM pg_inherits h JOIN pg_class c ON c.oid = h.inhrelid
+     WHERE h.inhparent = 'token_balances'::regclass AND c.relname ~ '^token_balances_[0-9]+$'`,
+  );
+  for (const { id } of chains) {
+    const chainId = Number(id);
+    if (digits(chainId) !== id || (await partitionState(db, chainId)) !== 'backfilling') continue;
+    const built = await db.query<{ built: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS built`, [copyNamed('token_balances', id, LAST_INDEX)]);
+    if (!built[0]!.built) continue;
+    for (const table of TABLES) for (const copy of await indexCopies(db, table, chainId)) await db.query(copy.definition);
+  }
+}
+
 /** Drops the chain's own partitions (and their rows), if it has them. Run it in a transaction. */
 export async function dropChainPartitions(db: Queryable, chainId: number): Promise<void> {
   for (const table of TABLES) await db.query(`DROP TABLE IF EXISTS ${partitionName(table, chainId)}`);

@@ -18,6 +18,11 @@ import { expectOneIndexScan, planOf, type PlanNode, type Planner } from '../supp
 
 const CHAIN = 1;
 const TOKEN = addressOf(1, 'token');
+/** an ERC-1155 token: IDS ids, ID_HOLDERS holders of each */
+const MULTI = addressOf(2, 'token');
+const IDS = 10;
+const ID_HOLDERS = 6_000;
+const ID_DEPTH = 5_000;
 const MINER = addressOf(1, 'miner');
 const HOLDERS = 120_000;
 const BLOCKS = 220_000; // MINER mines every second block: 110,000 of them
@@ -46,6 +51,12 @@ describe.each(await availableEngines())('each v2 page is one index range scan on
          1000, 0, 30000000, 15000000, 0, 0, 0, 0
        FROM generate_series(1, ${BLOCKS}) i`,
       [CHAIN, Buffer.from(MINER.slice(2), 'hex')],
+    );
+    await db.query(
+      `INSERT INTO token_balances (chain_id, token, holder, token_id, value, block_number)
+       SELECT $1, $2, decode(lpad(to_hex(h), 40, '0'), 'hex'), id, (h * 10 + id)::numeric, 1
+       FROM generate_series(1, ${IDS}) id, generate_series(1, ${ID_HOLDERS}) h`,
+      [CHAIN, Buffer.from(MULTI.slice(2), 'hex')],
     );
     // every holder and miner has its addresses row, as the indexer writes them: the page's
     // per-row probe is planned against a table of the real size (an empty, never analysed one
@@ -92,6 +103,19 @@ describe.each(await availableEngines())('each v2 page is one index range scan on
     const deepPlan = await planOf(db, deep, planner);
     expectOneIndexScan(deepPlan, 'token_balances_page');
     expectRangeFromCursor(deepPlan, 'token_balances_page', 'value');
+  });
+
+  it.each(PLANNERS)("one ERC-1155 id's holders, %s plan: its own index's range, top page and at depth 5,000 within the id", async (planner) => {
+    const instance = 4n;
+    const top = holdersPageQuery({ chainId: CHAIN, token: MULTI, instance, after: null, limit: 51 });
+    const topPlan = await planOf(db, top, planner);
+    expectOneIndexScan(topPlan, 'token_balances_by_id');
+    expectRangeFromCursor(topPlan, 'token_balances_by_id', 'token_id');
+    const h = ID_HOLDERS - ID_DEPTH;
+    const after = { value: BigInt(h * 10) + instance, holder: `0x${h.toString(16).padStart(40, '0')}` as Hex };
+    const deepPlan = await planOf(db, holdersPageQuery({ chainId: CHAIN, token: MULTI, instance, after, limit: 51 }), planner);
+    expectOneIndexScan(deepPlan, 'token_balances_by_id');
+    expectRangeFromCursor(deepPlan, 'token_balances_by_id', 'value');
   });
 
   it.each(PLANNERS)('holders at a past block, %s plan: one index-only range scan of each page index, cut at the page, at the top and at depth 100,000', async (planner) => {

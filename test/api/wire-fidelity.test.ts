@@ -111,7 +111,10 @@ describe.each(await availableEngines())('wire fidelity to the recorded responses
     ours.set('blocks-page', [blocksPage]);
     ours.set('block', allBlocks);
     ours.set('single-block', await Promise.all(allBlocks.map((b) => get(`/blocks/${b.height}`))));
-    ours.set('holders-page', [holdersPage]);
+    // one ERC-1155 id's holders (…/instances/{id}/holders) are the same page
+    const instancePage = await get(`/tokens/${scenario.erc1155}/instances/${scenario.erc1155Ids[0]}/holders`, { items_count: 1 });
+    expect(instancePage.next_page_params).not.toBeNull();
+    ours.set('holders-page', [holdersPage, instancePage]);
     // the ERC-20 and the ERC-1155 (a contract without name(): its name is null, as the reference's would be)
     ours.set('token', [await get(`/tokens/${scenario.erc20}`)]);
     ours.set('token-counters', [await get(`/tokens/${scenario.erc20}/counters`), await get(`/tokens/${scenario.erc1155}/counters`)]);

@@ -20,6 +20,7 @@ import {
   servedBalances,
   servedBlocksValidated,
   servedHolders,
+  servedInstanceHolders,
   sortedEntries,
   tokenMetadata,
   truthClient,
@@ -91,6 +92,35 @@ describe.each(await availableEngines())('the demo chain indexed from genesis on 
     expect(sortedEntries(served)).toEqual(sortedEntries(balances));
     // the ERC-20 has more holders than one page, so paging itself was exercised
     expect([...balances.keys()].filter((k) => k.startsWith(scenario.erc20.toLowerCase())).length).toBeGreaterThan(100);
+  });
+
+  it('serves each ERC-1155 id\'s holders as the node\'s balanceOf(holder, id), paged two at a time', async () => {
+    const token = scenario.erc1155.toLowerCase();
+    let paged = false;
+    for (const id of scenario.erc1155Ids) {
+      const expected = new Map([...balances].filter(([key]) => key.startsWith(`${token}|`) && key.endsWith(`|${id}`)));
+      const items = await servedInstanceHolders(api, CHAIN, scenario.erc1155, id, 2);
+      paged ||= items.length > 2;
+      expect(items.every((i) => i.token_id === id.toString())).toBe(true);
+      // richest first, then by address descending
+      const order = items.map((i) => [BigInt(i.value), i.address.hash.toLowerCase()] as const);
+      expect(order).toEqual([...order].sort(([va, ha], [vb, hb]) => (va !== vb ? (va < vb ? 1 : -1) : ha < hb ? 1 : ha > hb ? -1 : 0)));
+      const served = servedBalances(token, items);
+      expect(served.size, `id ${id}: a holder served twice`).toBe(items.length);
+      expect(sortedEntries(served), `id ${id}`).toEqual(sortedEntries(expected));
+    }
+    expect(paged, 'some id has more than one page of holders').toBe(true);
+    // an id nobody holds is an empty page; a token of another standard, or none, is a 404
+    const nobody = await api.get(`/${CHAIN}/api/v2/tokens/${scenario.erc1155}/instances/999999/holders`);
+    expect(nobody.status).toBe(200);
+    expect(nobody.body).toEqual({ items: [], next_page_params: null });
+    for (const other of [scenario.erc20, scenario.erc721, `0x${'ab'.repeat(20)}`]) {
+      const res = await api.get(`/${CHAIN}/api/v2/tokens/${other}/instances/1/holders`);
+      expect(res.status, other).toBe(404);
+      expect(res.body).toEqual({ message: 'Not found' });
+    }
+    const bad = await api.get(`/${CHAIN}/api/v2/tokens/${scenario.erc1155}/instances/0x01/holders`);
+    expect(bad.status).toBe(422);
   });
 
   it('keeps each token\'s holder count equal to its distinct holders', async () => {

@@ -200,9 +200,9 @@ export function expectedFees({ block, receipts }: { block: NodeBlock; receipts: 
 }
 
 /** Every page of a list endpoint, following next_page_params until it is null. */
-async function allPages(api: TestApi, path: string): Promise<any[]> {
+async function allPages(api: TestApi, path: string, first: Record<string, string | number> = {}): Promise<any[]> {
   const items: any[] = [];
-  let query: Record<string, string | number> = {};
+  let query: Record<string, string | number> = first;
   for (let page = 0; page < 10_000; page++) {
     const res = await api.get(path, query);
     if (res.status !== 200) throw new Error(`GET ${path} ${JSON.stringify(query)}: ${res.status} ${JSON.stringify(res.body)}`);
@@ -214,6 +214,10 @@ async function allPages(api: TestApi, path: string): Promise<any[]> {
 }
 
 export const servedHolders = (api: TestApi, chainId: number, token: string) => allPages(api, `/${chainId}/api/v2/tokens/${token}/holders`);
+
+/** Every page of one ERC-1155 id's holders (`…/instances/{id}/holders`), `items_count` rows a page. */
+export const servedInstanceHolders = (api: TestApi, chainId: number, token: string, id: bigint, itemsCount?: number) =>
+  allPages(api, `/${chainId}/api/v2/tokens/${token}/instances/${id}/holders`, itemsCount === undefined ? {} : { items_count: itemsCount });
 
 export const servedBlocksValidated = (api: TestApi, chainId: number, miner: string) =>
   allPages(api, `/${chainId}/api/v2/addresses/${miner}/blocks-validated`);

@@ -11,15 +11,14 @@ import { InvalidParameterError, notFound } from '../http-error.js';
 import { consensusHashes, wasOrphaned } from '../../db/queries/progress.js';
 import { pastBlockOrRefuse } from '../past-block.js';
 
-
-type Cursor = { kind: 'first' } | { kind: 'after'; cursor: HoldersCursor } | { kind: 'null-value' };
+export type Cursor = { kind: 'first' } | { kind: 'after'; cursor: HoldersCursor } | { kind: 'null-value' };
 
 /**
  * Both halves of the keyset are needed; with one half missing the reference silently serves
  * the first page, and so do we. An empty or "null" value means a NULL-value key, which only
  * confidential tokens have: nothing here, so that page is empty.
  */
-function readCursor(q: HoldersQuery): Cursor {
+export function readCursor(q: Pick<HoldersQuery, 'value' | 'address_hash' | 'token_id'>): Cursor {
   if (q.value === undefined || q.address_hash === undefined) return { kind: 'first' };
   if (q.value === '' || q.value === 'null') return { kind: 'null-value' };
   return {

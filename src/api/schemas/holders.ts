@@ -9,6 +9,9 @@ export const BlockNumberParam = Type.Integer({
 });
 import { AddressRef } from './address.js';
 
+/** A token id as decimal digits (2^256 − 1 has 78). */
+const tokenIdDigits = (description: string) => Type.String({ pattern: '^(0|[1-9][0-9]*)$', maxLength: 78, description });
+
 export const HoldersQuery = Type.Object(
   {
     ...AuthQuery,
@@ -17,9 +20,7 @@ export const HoldersQuery = Type.Object(
     value: Type.Optional(
       Type.Union([Type.String({ pattern: '^-?([1-9][0-9]*|0)$', maxLength: 80 }), Type.Literal(''), Type.Literal('null')]),
     ),
-    token_id: Type.Optional(
-      Type.String({ pattern: '^(0|[1-9][0-9]*)$', maxLength: 78, description: 'ERC-1155 only: third paging value' }),
-    ),
+    token_id: Type.Optional(tokenIdDigits('ERC-1155 only: third paging value')),
     block_number: Type.Optional(BlockNumberParam),
     block_hash: Type.Optional(
       Type.String({
@@ -31,6 +32,28 @@ export const HoldersQuery = Type.Object(
   { additionalProperties: false },
 );
 export type HoldersQuery = Static<typeof HoldersQuery>;
+
+export const InstanceParams = Type.Object({
+  chain_id: Type.String({ description: 'Chain id, e.g. 1 or 42161' }),
+  address_hash_param: Hash,
+  token_id: tokenIdDigits('the token id, in decimal'),
+});
+export type InstanceParams = Static<typeof InstanceParams>;
+
+/**
+ * The holders query without past blocks. `token_id` is what next_page_params carries back, as the
+ * reference's do: the path's id, so no paging value (within one id, value and address are a key).
+ */
+export const InstanceHoldersQuery = Type.Object(
+  {
+    ...AuthQuery,
+    address_hash: HoldersQuery.properties.address_hash,
+    value: HoldersQuery.properties.value,
+    token_id: Type.Optional(tokenIdDigits("the path's id, as next_page_params carries it (not a paging value here)")),
+  },
+  { additionalProperties: false },
+);
+export type InstanceHoldersQuery = Static<typeof InstanceHoldersQuery>;
 
 export const HolderItem = Type.Object({
   address: AddressRef,

@@ -26,6 +26,7 @@ import * as chainWriter from './026_chain_writer.js';
 import * as balancePrevValue from './027_balance_prev_value.js';
 import * as tokenParts from './028_token_parts.js';
 import * as unboundedSums from './029_unbounded_sums.js';
+import * as holdersByTokenId from './030_holders_by_token_id.js';
 
 export interface Migration {
   id: string;
@@ -67,4 +68,5 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: '027_balance_prev_value', sql: balancePrevValue.sql },
   { id: '028_token_parts', sql: tokenParts.sql },
   { id: '029_unbounded_sums', sql: unboundedSums.sql },
+  { id: '030_holders_by_token_id', sql: holdersByTokenId.sql, after: holdersByTokenId.after },
 ];

@@ -70,6 +70,8 @@ export interface HoldersPageParams {
   after: HoldersCursor | null;
   limit: number;
   source?: HoldersSource;
+  /** only the holders of this token id (an ERC-1155 instance): one range scan of token_balances_by_id */
+  instance?: bigint;
 }
 
 /**
@@ -79,17 +81,23 @@ export interface HoldersPageParams {
  */
 export function holdersPageQuery(params: HoldersPageParams) {
   const args: unknown[] = [params.chainId, toBytea(params.token), params.limit];
-  let keyset = (_alias: string) => '';
+  let instance = (_alias: string) => '';
+  if (params.instance !== undefined) {
+    const at = args.push(params.instance.toString());
+    instance = (a) => `AND ${a}.token_id = $${at}::numeric`;
+  }
+  let after = (_alias: string) => '';
   if (params.after) {
     const at = args.length;
     args.push(params.after.value.toString(), toBytea(params.after.holder));
     if (params.after.tokenId !== undefined) {
       args.push(params.after.tokenId.toString());
-      keyset = (a) => `AND (${a}.value, ${a}.holder, ${a}.token_id) < ($${at + 1}::numeric, $${at + 2}::bytea, $${at + 3}::numeric)`;
+      after = (a) => `AND (${a}.value, ${a}.holder, ${a}.token_id) < ($${at + 1}::numeric, $${at + 2}::bytea, $${at + 3}::numeric)`;
     } else {
-      keyset = (a) => `AND (${a}.value, ${a}.holder) < ($${at + 1}::numeric, $${at + 2}::bytea)`;
+      after = (a) => `AND (${a}.value, ${a}.holder) < ($${at + 1}::numeric, $${at + 2}::bytea)`;
     }
   }
+  const keyset = (a: string) => `${instance(a)} ${after(a)}`;
   const { from, where } = holdersSourceSql(params.source, args, { dir: 'DESC', keyset, rows: '$3' });
   const text = `SELECT encode(b.holder, 'hex') AS holder, b.token_id::text AS token_id, b.value::text AS value,
             (SELECT t.type FROM tokens t WHERE t.chain_id = $1 AND t.address = $2) AS token_type,
