@@ -51,8 +51,9 @@ describe.runIf(await postgresAvailable())('migrations on PostgreSQL beside other
   }, 60_000);
 
   it('a transaction left open on a table a migration needs: short attempts, each naming the open sessions, then applied once it ends', async () => {
-    const last = migrations[migrations.length - 1]!.id;
-    const { db, url } = await database(last);
+    // 029 alters `tokens` (an exclusive lock), which the open transaction below has read
+    const waiting = '029_unbounded_sums';
+    const { db, url } = await database(waiting);
     const other = new pg.Client({ connectionString: url, application_name: 'a long report' });
     await other.connect();
     cleanups.push(() => other.end());
@@ -65,6 +66,6 @@ describe.runIf(await postgresAvailable())('migrations on PostgreSQL beside other
     // between attempts the migration holds nothing: a reader of the table it alters is served
     await expect.poll(async () => (await db.query('SELECT count(*)::int AS n FROM token_balances'))[0], { timeout: 5_000 }).toEqual({ n: 0 });
     await other.query('COMMIT');
-    expect(await migrating).toEqual([last]);
+    expect(await migrating).toEqual(migrations.slice(migrations.findIndex((m) => m.id === waiting)).map((m) => m.id));
   }, 60_000);
 });
