@@ -27,6 +27,11 @@ export interface PageOptions<Params> {
 export type HoldersOptions = PageOptions<HoldersPageParams> & {
   /** the holders as of the end of this block (the server's `block_number`); every page stays on it */
   blockNumber?: number | bigint | undefined;
+  /**
+   * only the holders of this ERC-1155 token id (decimal digits or a bigint: ids are uint256), from
+   * `…/tokens/{token}/instances/{id}/holders`; live balances only, so not with `blockNumber`
+   */
+  tokenId?: bigint | string | undefined;
 };
 export type ValidatedBlocksOptions = PageOptions<BlocksPageParams>;
 
@@ -79,9 +84,13 @@ export function createExplorerClient(options: ExplorerClientOptions): ExplorerCl
     if (options.blockNumber !== undefined && after?.block_number !== undefined && BigInt(after.block_number) !== BigInt(options.blockNumber)) {
       return Promise.reject(new TypeError(`after is a position in the holders at block ${after.block_number}, not at blockNumber ${options.blockNumber}`));
     }
+    if (options.tokenId !== undefined && options.blockNumber !== undefined) {
+      return Promise.reject(new TypeError('tokenId and blockNumber: the holders of one token id are served at the indexed block only'));
+    }
+    const list = options.tokenId === undefined ? 'holders' : `instances/${segment(String(options.tokenId))}/holders`;
     return http.get<HoldersPage>(
       chainId,
-      `/tokens/${segment(token)}/holders`,
+      `/tokens/${segment(token)}/${list}`,
       { block_number: blockQuery(options.blockNumber), ...pageQuery(options, after) },
       options.signal,
     );

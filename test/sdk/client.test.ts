@@ -132,6 +132,16 @@ describe('SDK against a real server (PGlite)', () => {
     expect(new Set(items.map((i) => `${i.address.hash}:${i.token_id}`)).size).toBe(MULTI.length);
   });
 
+  it('tokenId: one ERC-1155 id\'s holders (instances/{id}/holders), every holder once over pages of 2', async () => {
+    const id = 1_042n;
+    const items = await collect(client.iterateHolders(CHAIN, TOKENS.multi, { tokenId: id, itemsCount: 2 }));
+    expect(items.map(asRow)).toEqual(expectedRows(MULTI.filter((s) => s.tokenId === id)));
+    expect(items).toHaveLength(5);
+    expect(await collect(client.iterateHolders(CHAIN, TOKENS.multi, { tokenId: '999' }))).toEqual([]);
+    await expect(client.holders(CHAIN, TOKENS.big, { tokenId: id })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(client.holders(CHAIN, TOKENS.multi, { tokenId: id, blockNumber: 1 })).rejects.toThrow(TypeError);
+  });
+
   it('iterateValidatedBlocks: every block once, newest first', async () => {
     const blocks = await collect(client.iterateValidatedBlocks(CHAIN, MINER, { itemsCount: 50 }));
     expect(blocks.map((b) => b.height)).toEqual([...BLOCKS].reverse());
