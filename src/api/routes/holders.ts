@@ -1,7 +1,7 @@
 import { PAGE_SIZE } from '../limits.js';
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../db/client.js';
-import type { Hex } from '../../db/rows.js';
+import type { Hex, TokenType } from '../../db/rows.js';
 import { findToken, holdersPage, type HoldersCursor, type HoldersSource } from '../../db/queries/holders.js';
 import { ChainParams, errorResponses } from '../schemas/common.js';
 import { HoldersPage, HoldersQuery } from '../schemas/holders.js';
@@ -56,6 +56,51 @@ async function sourceOf(db: Database, chainId: number, token: Hex, q: HoldersQue
   return { source: { kind: 'past', block }, ...(hash !== null ? { block: { number: q.block_number, hash } } : {}) };
 }
 
+export interface HoldersPageRead {
+  chainId: number;
+  token: Hex;
+  position: Cursor;
+  size: number;
+  /** the restricted-address secret, echoed in next_page_params */
+  key: string | undefined;
+  source?: HoldersSource;
+  /** a past block's number and hash, which next_page_params carries */
+  block?: { number: number; hash: string } | undefined;
+  /** only this token id's holders (an ERC-1155 instance) */
+  instance?: bigint;
+  /** the token standards this list serves: any other is a 404, as an unknown token is */
+  served: (type: TokenType) => boolean;
+}
+
+/**
+ * A holders page as the handlers answer it: read one row past its size (which says whether a
+ * next page exists), or, for a NULL-value cursor, empty once the token is known.
+ */
+export async function holdersPageView(db: Database, read: HoldersPageRead): Promise<HoldersPageView> {
+  const { chainId, token, position, size } = read;
+  if (position.kind === 'null-value') {
+    const found = await findToken(db, chainId, token);
+    if (!found || !read.served(found.type)) throw notFound();
+    return { items: [], next_page_params: null };
+  }
+  const page = await holdersPage(db, {
+    chainId,
+    token,
+    after: position.kind === 'after' ? position.cursor : null,
+    limit: size + 1,
+    ...(read.source === undefined ? {} : { source: read.source }),
+    ...(read.instance === undefined ? {} : { instance: read.instance }),
+  });
+  if (page.tokenType === null || !read.served(page.tokenType)) throw notFound();
+  const items = page.holders.slice(0, size);
+  const last = items[items.length - 1];
+  return {
+    items: items.map(holderRowView),
+    next_page_params:
+      page.holders.length > size && last ? holdersNextPageParams(last, size, page.tokenType === 'ERC-1155', read.key, read.block) : null,
+  };
+}
+
 export function holdersRoute(app: FastifyInstance, db: Database): void {
   app.get<{ Params: ChainParams; Querystring: HoldersQuery }>(
     '/:chain_id/api/v2/tokens/:address_hash_param/holders',
@@ -77,29 +122,8 @@ export function holdersRoute(app: FastifyInstance, db: Database): void {
       const token = request.params.address_hash_param.toLowerCase() as Hex;
       const position = readCursor(request.query);
       const { source, block } = await sourceOf(db, chainId, token, request.query);
-      if (position.kind === 'null-value') {
-        if (!(await findToken(db, chainId, token))) throw notFound();
-        return { items: [], next_page_params: null };
-      }
       const size = request.query.items_count ?? PAGE_SIZE;
-      // One row past the page says whether a next page exists.
-      const page = await holdersPage(db, {
-        chainId,
-        token,
-        after: position.kind === 'after' ? position.cursor : null,
-        limit: size + 1,
-        source,
-      });
-      if (page.tokenType === null) throw notFound();
-      const items = page.holders.slice(0, size);
-      const last = items[items.length - 1];
-      return {
-        items: items.map(holderRowView),
-        next_page_params:
-          page.holders.length > size && last
-            ? holdersNextPageParams(last, size, page.tokenType === 'ERC-1155', request.query.key, block)
-            : null,
-      };
+      return holdersPageView(db, { chainId, token, position, size, key: request.query.key, source, block, served: () => true });
     },
   );
 }

@@ -1,14 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../db/client.js';
 import type { Hex } from '../../db/rows.js';
-import { findToken, holdersPage } from '../../db/queries/holders.js';
 import { PAGE_SIZE } from '../limits.js';
 import { errorResponses } from '../schemas/common.js';
 import { HoldersPage, InstanceHoldersQuery, InstanceParams } from '../schemas/holders.js';
-import { holderRowView, holdersNextPageParams, holdersPageJson, type HoldersPageView } from '../views/holder.js';
+import { holdersPageJson, type HoldersPageView } from '../views/holder.js';
 import { okSerializer } from '../ok-serializer.js';
-import { notFound } from '../http-error.js';
-import { readCursor } from './holders.js';
+import { holdersPageView, readCursor } from './holders.js';
 
 /**
  * The holders of one token id of an ERC-1155 token, richest first: the hosted explorer's
@@ -35,30 +33,17 @@ export function instanceHoldersRoute(app: FastifyInstance, db: Database): void {
       serializerCompiler: okSerializer(app, holdersPageJson),
     },
     async (request): Promise<HoldersPageView> => {
-      const chainId = request.chain.chainId;
-      const token = request.params.address_hash_param.toLowerCase() as Hex;
-      const position = readCursor(request.query);
-      // (a NULL-value key: only confidential tokens have one, so that page is empty)
-      if (position.kind === 'null-value') {
-        if ((await findToken(db, chainId, token))?.type !== 'ERC-1155') throw notFound();
-        return { items: [], next_page_params: null };
-      }
-      const size = request.query.items_count ?? PAGE_SIZE;
-      const page = await holdersPage(db, {
-        chainId,
-        token,
+      // value and address alone: the query's token_id is the path's, not a third paging value
+      const { value, address_hash } = request.query;
+      return holdersPageView(db, {
+        chainId: request.chain.chainId,
+        token: request.params.address_hash_param.toLowerCase() as Hex,
+        position: readCursor({ value, address_hash }),
+        size: request.query.items_count ?? PAGE_SIZE,
+        key: request.query.key,
         instance: BigInt(request.params.token_id),
-        after: position.kind === 'after' ? { value: position.cursor.value, holder: position.cursor.holder } : null,
-        // one row past the page says whether a next page exists
-        limit: size + 1,
+        served: (type) => type === 'ERC-1155',
       });
-      if (page.tokenType !== 'ERC-1155') throw notFound();
-      const items = page.holders.slice(0, size);
-      const last = items[items.length - 1];
-      return {
-        items: items.map(holderRowView),
-        next_page_params: page.holders.length > size && last ? holdersNextPageParams(last, size, true, request.query.key) : null,
-      };
     },
   );
 }
