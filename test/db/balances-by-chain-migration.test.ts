@@ -14,7 +14,7 @@ import { applyBlockChanges } from '../../src/db/queries/write-balances.js';
 import { BalanceSum } from '../../src/indexer/balance-sum.js';
 import type { Database, Queryable } from '../../src/db/client.js';
 import { listChains } from '../../src/db/queries/chains.js';
-import { availableEngines, databaseBefore } from '../support/databases.js';
+import { availableEngines, databaseBefore, indexesOn } from '../support/databases.js';
 import { addressOf } from '../support/seed.js';
 
 const OLD_CHAIN = 7;
@@ -24,9 +24,6 @@ const [A, B] = [1, 2].map((i) => addressOf(i, 'partition-holder')) as [`0x${stri
 
 const tableOf = async (db: Database, chainId: number) =>
   (await db.query<{ t: string }>('SELECT DISTINCT tableoid::regclass::text AS t FROM token_balances WHERE chain_id = $1', [chainId])).map((r) => r.t);
-const indexesOn = async (db: Database, table: string) =>
-  (await db.query<{ name: string }>('SELECT indexname AS name FROM pg_indexes WHERE tablename = $1 ORDER BY 1', [table])).map((r) => r.name);
-
 describe.each(await availableEngines())('migration 024 (balances by chain) on %s', (engine) => {
   const opened: Array<() => Promise<void>> = [];
   afterAll(async () => {

@@ -8,8 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../src/db/migrate.js';
 import { finishBackfill, partitionState, startBackfill } from '../../src/db/chain-partitions.js';
 import { holdersPage } from '../../src/db/queries/holders.js';
-import type { Database } from '../../src/db/client.js';
-import { availableEngines, databaseBefore } from '../support/databases.js';
+import { availableEngines, databaseBefore, indexesOn } from '../support/databases.js';
 import { addressOf } from '../support/seed.js';
 
 const HANDED_OVER = 11;
@@ -17,9 +16,6 @@ const BACKFILLING = 12;
 const TOKEN = addressOf(0, 'by-id-token');
 const HOLDERS = [1, 2, 3].map((i) => addressOf(i, 'by-id-holder'));
 const bytes = (hex: string) => Buffer.from(hex.slice(2), 'hex');
-
-const indexesOn = async (db: Database, table: string) =>
-  (await db.query<{ name: string }>('SELECT indexname AS name FROM pg_indexes WHERE tablename = $1 ORDER BY 1', [table])).map((r) => r.name);
 
 describe.each(await availableEngines())('migration 030 (holders of one token id) on %s', (engine) => {
   const opened: Array<() => Promise<void>> = [];

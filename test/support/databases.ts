@@ -143,3 +143,7 @@ function pgliteTemplate(): Promise<Blob> {
   })();
   return template;
 }
+
+/** The names of a table's indexes, sorted: what the partition and migration tests compare. */
+export const indexesOn = async (db: Database, table: string): Promise<string[]> =>
+  (await db.query<{ name: string }>('SELECT indexname AS name FROM pg_indexes WHERE tablename = $1 ORDER BY 1', [table])).map((r) => r.name);
