@@ -29,7 +29,7 @@ export type HoldersOptions = PageOptions<HoldersPageParams> & {
   blockNumber?: number | bigint | undefined;
   /**
    * only the holders of this ERC-1155 token id (decimal digits or a bigint: ids are uint256), from
-   * `…/tokens/{token}/instances/{id}/holders`; live balances only, so not with `blockNumber`
+   * `…/tokens/{token}/instances/{id}/holders`; with `blockNumber` too, at that block
    */
   tokenId?: bigint | string | undefined;
 };
@@ -83,9 +83,6 @@ export function createExplorerClient(options: ExplorerClientOptions): ExplorerCl
     // a position is of one snapshot: asked at another block it would serve its own, silently
     if (options.blockNumber !== undefined && after?.block_number !== undefined && BigInt(after.block_number) !== BigInt(options.blockNumber)) {
       return Promise.reject(new TypeError(`after is a position in the holders at block ${after.block_number}, not at blockNumber ${options.blockNumber}`));
-    }
-    if (options.tokenId !== undefined && options.blockNumber !== undefined) {
-      return Promise.reject(new TypeError('tokenId and blockNumber: the holders of one token id are served at the indexed block only'));
     }
     const list = options.tokenId === undefined ? 'holders' : `instances/${segment(String(options.tokenId))}/holders`;
     return http.get<HoldersPage>(

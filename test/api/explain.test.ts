@@ -58,6 +58,13 @@ describe.each(await availableEngines())('each v2 page is one index range scan on
        FROM generate_series(1, ${IDS}) id, generate_series(1, ${ID_HOLDERS}) h`,
       [CHAIN, Buffer.from(MULTI.slice(2), 'hex')],
     );
+    // and every fourth of them held another amount from block 1 to 10
+    await db.query(
+      `INSERT INTO balance_intervals (chain_id, token, holder, token_id, value, from_block, to_block)
+       SELECT $1, $2, decode(lpad(to_hex(h), 40, '0'), 'hex'), id, (h * 10 + id + 1)::numeric, 1, 10
+       FROM generate_series(1, ${IDS}) id, generate_series(1, ${ID_HOLDERS}, 4) h`,
+      [CHAIN, Buffer.from(MULTI.slice(2), 'hex')],
+    );
     // every holder and miner has its addresses row, as the indexer writes them: the page's
     // per-row probe is planned against a table of the real size (an empty, never analysed one
     // lets the generic plan read the chain's whole addresses table once instead)
@@ -116,6 +123,16 @@ describe.each(await availableEngines())('each v2 page is one index range scan on
     const deepPlan = await planOf(db, holdersPageQuery({ chainId: CHAIN, token: MULTI, instance, after, limit: 51 }), planner);
     expectOneIndexScan(deepPlan, 'token_balances_by_id');
     expectRangeFromCursor(deepPlan, 'token_balances_by_id', 'value');
+    // at a past block: one index-only range scan of each by-id index, cut at the page
+    for (const from of [null, after]) {
+      const plan = await planOf(db, holdersPageQuery({ chainId: CHAIN, token: MULTI, instance, after: from, limit: 51, source: { kind: 'past', block: 5n } }), planner);
+      const types = plan.map((n) => n['Node Type']);
+      expect(types.filter((t) => /Seq Scan|Bitmap/.test(t)), JSON.stringify(types)).toEqual([]);
+      for (const index of ['token_balances_by_id', 'balance_intervals_by_id']) {
+        expect(plan.filter((n) => n['Index Name'] === index).map((n) => n['Node Type']), index).toEqual(['Index Only Scan']);
+        if (from) expectRangeFromCursor(plan, index, 'value');
+      }
+    }
   });
 
   it.each(PLANNERS)('holders at a past block, %s plan: one index-only range scan of each page index, cut at the page, at the top and at depth 100,000', async (planner) => {

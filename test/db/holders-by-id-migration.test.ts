@@ -1,5 +1,5 @@
 /**
- * Migration 030 adds the page index of one ERC-1155 id's holders to the default partition. A
+ * Migration 030 adds the page indexes of one ERC-1155 id's holders (live and past) to the default partitions. A
  * chain that had already handed over (its own partitions, every index copied) gets the copy in
  * the migration and stays 'indexed'; a chain still backfilling gets it at its hand-over, with the
  * rest. (That the per-id pages are read through the index: test/api/explain.test.ts.)
@@ -43,11 +43,13 @@ describe.each(await availableEngines())('migration 030 (holders of one token id)
     await migrate(db);
     expect(await indexesOn(db, 'token_balances_default')).toContain('token_balances_by_id');
     expect(await indexesOn(db, `token_balances_${HANDED_OVER}`)).toContain(`token_balances_${HANDED_OVER}_by_id`);
+    expect(await indexesOn(db, `balance_intervals_${HANDED_OVER}`)).toContain(`balance_intervals_${HANDED_OVER}_by_id`);
     expect(await partitionState(db, HANDED_OVER)).toBe('indexed');
     expect(await indexesOn(db, `token_balances_${BACKFILLING}`)).not.toContain(`token_balances_${BACKFILLING}_by_id`);
     expect(await partitionState(db, BACKFILLING)).toBe('backfilling');
     await finishBackfill(db, BACKFILLING);
     expect(await indexesOn(db, `token_balances_${BACKFILLING}`)).toContain(`token_balances_${BACKFILLING}_by_id`);
+    expect(await indexesOn(db, `balance_intervals_${BACKFILLING}`)).toContain(`balance_intervals_${BACKFILLING}_by_id`);
     expect(await partitionState(db, BACKFILLING)).toBe('indexed');
 
     for (const chainId of [HANDED_OVER, BACKFILLING]) {

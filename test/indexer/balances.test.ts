@@ -99,7 +99,7 @@ describe.each(await availableEngines())('the demo chain indexed from genesis on 
     let paged = false;
     for (const id of scenario.erc1155Ids) {
       const expected = new Map([...balances].filter(([key]) => key.startsWith(`${token}|`) && key.endsWith(`|${id}`)));
-      const items = await servedInstanceHolders(api, CHAIN, scenario.erc1155, id, 2);
+      const items = await servedInstanceHolders(api, CHAIN, scenario.erc1155, id, { items_count: 2 });
       paged ||= items.length > 2;
       expect(items.every((i) => i.token_id === id.toString())).toBe(true);
       // richest first, then by address descending

@@ -15,7 +15,7 @@ import type { Hex } from '../../src/db/rows.js';
 import { startTestNode, type TestNode } from '../support/anvil.js';
 import { availableEngines, freshDatabase } from '../support/databases.js';
 import { DEVNET_CHAIN_ID as CHAIN, startIndexer, type RunningIndexer } from '../support/indexer-harness.js';
-import { sortedEntries, truthClient } from '../support/ground-truth.js';
+import { servedBalances, servedInstanceHolders, sortedEntries, truthClient } from '../support/ground-truth.js';
 import { startTestApi } from '../support/api.js';
 import { buildHistoryChain, servedAt, spreadBlocks, totalSupplyAt, truthAt, type HistoryChain } from '../support/history-truth.js';
 
@@ -66,6 +66,28 @@ describe.each(await availableEngines())('balance history on %s', (engine) => {
           expect(await balanceAt(database.db, CHAIN, token.toLowerCase() as Hex, holder.toLowerCase() as Hex, null, block), `${token} ${holder} at ${block}`).toBe(expected);
         }
       }
+    }
+  });
+
+  it("serves one ERC-1155 id's holders at past blocks as the node has them, two a page on one snapshot", async () => {
+    const api = await startTestApi(engine, { db: database.db });
+    try {
+      const token = chain.scenario.erc1155.toLowerCase();
+      const first = (await database.db.query<{ f: string }>('SELECT first_block::text AS f FROM tokens WHERE chain_id = $1 AND address = $2', [CHAIN, Buffer.from(token.slice(2), 'hex')]))[0]!.f;
+      let compared = 0;
+      for (const block of spreadBlocks(BigInt(first), head - 1n, 4)) {
+        const node = await truthAt(truth, block);
+        for (const id of chain.scenario.erc1155Ids) {
+          const expected = new Map([...node.balances].filter(([key]) => key.startsWith(`${token}|`) && key.endsWith(`|${id}`)));
+          const items = await servedInstanceHolders(api, CHAIN, token, id, { items_count: 2, block_number: Number(block) });
+          expect(sortedEntries(servedBalances(token, items)), `id ${id} at ${block}`).toEqual(sortedEntries(expected));
+          expect(items).toHaveLength(expected.size);
+          compared += expected.size;
+        }
+      }
+      expect(compared).toBeGreaterThan(8);
+    } finally {
+      await api.close();
     }
   });
 

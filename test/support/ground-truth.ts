@@ -215,9 +215,9 @@ async function allPages(api: TestApi, path: string, first: Record<string, string
 
 export const servedHolders = (api: TestApi, chainId: number, token: string) => allPages(api, `/${chainId}/api/v2/tokens/${token}/holders`);
 
-/** Every page of one ERC-1155 id's holders (`…/instances/{id}/holders`), `items_count` rows a page. */
-export const servedInstanceHolders = (api: TestApi, chainId: number, token: string, id: bigint, itemsCount?: number) =>
-  allPages(api, `/${chainId}/api/v2/tokens/${token}/instances/${id}/holders`, itemsCount === undefined ? {} : { items_count: itemsCount });
+/** Every page of one ERC-1155 id's holders (`…/instances/{id}/holders`), from a first query (`items_count`, `block_number`). */
+export const servedInstanceHolders = (api: TestApi, chainId: number, token: string, id: bigint, first: Record<string, string | number> = {}) =>
+  allPages(api, `/${chainId}/api/v2/tokens/${token}/instances/${id}/holders`, first);
 
 export const servedBlocksValidated = (api: TestApi, chainId: number, miner: string) =>
   allPages(api, `/${chainId}/api/v2/addresses/${miner}/blocks-validated`);

@@ -37,7 +37,7 @@ export function readCursor(q: Pick<HoldersQuery, 'value' | 'address_hash' | 'tok
  * above the indexed block, below the kept history, or when a reorg replaced the block paging
  * began on (`block_hash`); a token that did not exist yet is a 404.
  */
-async function sourceOf(db: Database, chainId: number, token: Hex, q: HoldersQuery): Promise<{ source: HoldersSource; block?: { number: number; hash: string } }> {
+export async function sourceOf(db: Database, chainId: number, token: Hex, q: Pick<HoldersQuery, 'block_number' | 'block_hash'>): Promise<{ source: HoldersSource; block?: { number: number; hash: string } }> {
   if (q.block_number === undefined) {
     if (q.block_hash !== undefined) throw new InvalidParameterError([{ param: 'block_hash', detail: 'block_hash goes with block_number' }]);
     return { source: { kind: 'live' } };

@@ -6,7 +6,7 @@ import { errorResponses } from '../schemas/common.js';
 import { HoldersPage, InstanceHoldersQuery, InstanceParams } from '../schemas/holders.js';
 import { holdersPageJson, type HoldersPageView } from '../views/holder.js';
 import { okSerializer } from '../ok-serializer.js';
-import { holdersPageView, readCursor } from './holders.js';
+import { holdersPageView, readCursor, sourceOf } from './holders.js';
 
 /**
  * The holders of one token id of an ERC-1155 token, richest first: the hosted explorer's
@@ -14,7 +14,7 @@ import { holdersPageView, readCursor } from './holders.js';
  * id as the reference's does, and the cursor is value and address alone (a key within one id). A token of another
  * standard is a 404, as the reference answers for ERC-20; for ERC-721 the reference names the
  * id's owner, which this index does not keep (it counts an ERC-721 holder's tokens, not which).
- * Live balances only: no block_number.
+ * With block_number, the holders of the id at the end of that block, as on the token's list.
  */
 export function instanceHoldersRoute(app: FastifyInstance, db: Database): void {
   app.get<{ Params: InstanceParams; Querystring: InstanceHoldersQuery }>(
@@ -24,7 +24,7 @@ export function instanceHoldersRoute(app: FastifyInstance, db: Database): void {
       schema: {
         summary: 'Holders of one token id of an ERC-1155 token, largest balance first',
         description:
-          'Keyset paging as on the token holders list: pass back next_page_params as query parameters. 404 for a token that is not ERC-1155; an id nobody holds is an empty page.',
+          'Keyset paging as on the token holders list: pass back next_page_params as query parameters. With block_number, the holders of the id as of the end of that block, every page of the same snapshot (as on the token holders list). 404 for a token that is not ERC-1155; an id nobody holds is an empty page.',
         tags: ['tokens'],
         params: InstanceParams,
         querystring: InstanceHoldersQuery,
@@ -33,11 +33,16 @@ export function instanceHoldersRoute(app: FastifyInstance, db: Database): void {
       serializerCompiler: okSerializer(app, holdersPageJson),
     },
     async (request): Promise<HoldersPageView> => {
+      const chainId = request.chain.chainId;
+      const token = request.params.address_hash_param.toLowerCase() as Hex;
       // value and address alone: the query's token_id is the path's, not a third paging value
       const { value, address_hash } = request.query;
+      const { source, block } = await sourceOf(db, chainId, token, request.query);
       return holdersPageView(db, {
-        chainId: request.chain.chainId,
-        token: request.params.address_hash_param.toLowerCase() as Hex,
+        chainId,
+        token,
+        source,
+        block,
         position: readCursor({ value, address_hash }),
         size: request.query.items_count ?? PAGE_SIZE,
         key: request.query.key,

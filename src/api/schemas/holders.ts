@@ -41,8 +41,8 @@ export const InstanceParams = Type.Object({
 export type InstanceParams = Static<typeof InstanceParams>;
 
 /**
- * The holders query without past blocks. `token_id` is what next_page_params carries back, as the
- * reference's do: the path's id, so no paging value (within one id, value and address are a key).
+ * The holders query. `token_id` is what next_page_params carries back, as the reference's do: the
+ * path's id, not a paging value (within one id, value and address are a key).
  */
 export const InstanceHoldersQuery = Type.Object(
   {
@@ -50,6 +50,8 @@ export const InstanceHoldersQuery = Type.Object(
     address_hash: HoldersQuery.properties.address_hash,
     value: HoldersQuery.properties.value,
     token_id: Type.Optional(tokenIdDigits("the path's id, as next_page_params carries it (not a paging value here)")),
+    block_number: HoldersQuery.properties.block_number,
+    block_hash: HoldersQuery.properties.block_hash,
   },
   { additionalProperties: false },
 );
