@@ -13,6 +13,8 @@ export interface ExportIdentity {
   block?: string;
   /** the block is the server's indexed block when the export began, not one asked for */
   pinned?: true;
+  /** holders of this ERC-1155 token id only (--token-id) */
+  tokenId?: string;
 }
 
 export interface StartPoint<Params> {
@@ -54,6 +56,7 @@ export async function resumePoint<Params>(options: {
       format: state.format,
       ...(state.block !== undefined ? { block: state.block } : {}),
       ...(state.pinned ? { pinned: state.pinned } : {}),
+      ...(state.tokenId !== undefined ? { tokenId: state.tokenId } : {}),
     };
     const wanted = { ...identity, target: identity.target.toLowerCase() };
     if (JSON.stringify(recorded) !== JSON.stringify(wanted)) {

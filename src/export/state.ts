@@ -15,6 +15,8 @@ export interface ExportState<Params = unknown> {
   block?: string;
   /** `block` is the server's indexed block when the export began (no --block given) */
   pinned?: true;
+  /** holders of this ERC-1155 token id only */
+  tokenId?: string;
   bytes: number;
   items: number;
   next_page_params: Params | null;

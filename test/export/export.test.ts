@@ -19,6 +19,8 @@ import { explorerArgv } from '../support/explorer-command.js';
 const CHAIN = 1;
 const BIG = addressOf(0, 'export-token:big');
 const MULTI = addressOf(0, 'export-token:multi');
+/** ERC-1155 with ids 5 and 6, each held by 120 addresses */
+const BY_ID = addressOf(0, 'export-token:by-id');
 const MINER = addressOf(0, 'export-miner');
 const HOLDER_COUNT = 10_000;
 const holderAt = (i: number) => addressOf(i, 'export-holder');
@@ -68,6 +70,7 @@ beforeAll(async () => {
   await upsertTokens(db, [
     { chainId: CHAIN, address: BIG, type: 'ERC-20', name: null, symbol: null, decimals: null, totalSupply: null },
     { chainId: CHAIN, address: MULTI, type: 'ERC-1155', name: null, symbol: null, decimals: null, totalSupply: null },
+    { chainId: CHAIN, address: BY_ID, type: 'ERC-1155', name: null, symbol: null, decimals: null, totalSupply: null },
   ]);
   const balance = (token: Hex, holder: Hex, value: bigint, tokenId: bigint | null = null) => ({
     chainId: CHAIN, token, holder, tokenId, value, blockNumber: 1n,
@@ -77,6 +80,7 @@ beforeAll(async () => {
     ...Array.from({ length: HOLDER_COUNT }, (_, i) => balance(BIG, holderAt(i), BigInt((i * 13) % 101 + 1) * 10n ** 18n)),
     // ERC-1155: 3 holders × 70 ids of equal value, the case (value, holder) cannot page alone
     ...Array.from({ length: 210 }, (_, i) => balance(MULTI, holderAt(i % 3), 2n, BigInt(i))),
+    ...Array.from({ length: 240 }, (_, i) => balance(BY_ID, holderAt(i % 120), BigInt((i % 7) + 1), BigInt(5 + Math.floor(i / 120)))),
   ]);
   await upsertAddresses(db, NAMES.map((name, i) => ({
     chainId: CHAIN, hash: holderAt(i), isContract: i % 2 === 0, proxyType: null, implementations: [], name,
@@ -201,6 +205,22 @@ describe('explorer export', () => {
     await exportList('holders', options(MULTI, { out, resume: true, pageSize: 20 }));
     expect(lines(out)).toEqual(expectedHolderCsv(items));
     expect(new Set(lines(out).slice(1).map((l) => l.split(',').slice(0, 3).join()))).toHaveProperty('size', 210);
+  });
+
+  it('--token-id: one ERC-1155 id\'s holders, aborted and resumed, each once; another id\'s export refused on its file', async () => {
+    const items = await apiItems(`/${CHAIN}/api/v2/tokens/${BY_ID}/instances/6/holders`);
+    expect(items).toHaveLength(120);
+    expect(items.every((i) => i.token_id === '6')).toBe(true);
+    const out = join(dir, 'by-id.jsonl');
+    const controller = new AbortController();
+    await exportList('holders', options(BY_ID, { out, pageSize: 20, tokenId: '6' }), {
+      signal: controller.signal,
+      onPage: ({ pages }) => pages === 2 && controller.abort(),
+    });
+    expect(jsonl(out)).toHaveLength(40);
+    await expect(exportList('holders', options(BY_ID, { out, resume: true, pageSize: 20, tokenId: '5' }))).rejects.toThrow(/belongs to another export/);
+    await exportList('holders', options(BY_ID, { out, resume: true, pageSize: 20, tokenId: '6' }));
+    expect(jsonl(out)).toEqual(items);
   });
 
   it('resuming a finished export fetches nothing; a state file of another export is refused', async () => {

@@ -23,6 +23,8 @@ export interface ExportCliOptions {
   block?: bigint;
   /** holders only: `block` was not asked for but is the server's indexed block when the export began */
   pinned?: true;
+  /** holders only: the holders of this ERC-1155 token id (decimal) */
+  tokenId?: string;
 }
 
 export type ExportListName = 'holders' | 'blocks-validated';
@@ -102,6 +104,7 @@ export async function exportList(list: ExportListName, options: ExportCliOptions
       format: formatOf(options),
       ...(options.block !== undefined ? { block: options.block.toString() } : {}),
       ...(options.pinned ? { pinned: true as const } : {}),
+      ...(options.tokenId !== undefined ? { tokenId: options.tokenId } : {}),
     },
     out: options.out ?? null,
     resume: options.resume ?? false,
@@ -114,11 +117,13 @@ export async function exportList(list: ExportListName, options: ExportCliOptions
     return runExport({
       ...common,
       kind: holdersKind,
-      total: await holdersTotal(client, options, hooks.signal),
-      pages: (after, signal) => client.holdersPages(options.chain, options.target, { ...page, blockNumber: options.block, after, signal }),
+      // the token's holder count is not one id's: no total then
+      total: options.tokenId === undefined ? await holdersTotal(client, options, hooks.signal) : null,
+      pages: (after, signal) =>
+        client.holdersPages(options.chain, options.target, { ...page, blockNumber: options.block, tokenId: options.tokenId, after, signal }),
     });
   }
-  if (options.block !== undefined) throw new ConfigError('--block applies to holders only');
+  if (options.block !== undefined || options.tokenId !== undefined) throw new ConfigError('--block and --token-id apply to holders only');
   return runExport({
     ...common,
     kind: blocksKind,
@@ -130,6 +135,11 @@ export async function exportList(list: ExportListName, options: ExportCliOptions
 function blockArgument(value: string): bigint {
   if (!/^[0-9]{1,16}$/.test(value)) throw new InvalidArgumentError('a block number');
   return BigInt(value);
+}
+
+function tokenIdArgument(value: string): string {
+  if (!/^(0|[1-9][0-9]{0,77})$/.test(value)) throw new InvalidArgumentError('a token id in decimal');
+  return value;
 }
 
 function subcommand(list: ExportListName, targetFlag: '--token' | '--address', targetHelp: string): Command {
@@ -144,7 +154,10 @@ function subcommand(list: ExportListName, targetFlag: '--token' | '--address', t
     .option('--api-key <key>', 'API key (default: $EXPLORER_API_KEY)')
     .option('--key <secret>', 'secret key for restricted addresses')
     .option('--page-size <n>', `items per request, 1 to ${PAGE_SIZE}`, pageSize, PAGE_SIZE);
-  if (list === 'holders') command.option('--block <n>', 'the holders at the end of this block (a snapshot for airdrops, votes, audits)', blockArgument);
+  if (list === 'holders') {
+    command.option('--block <n>', 'the holders at the end of this block (a snapshot for airdrops, votes, audits)', blockArgument);
+    command.option('--token-id <id>', 'ERC-1155: the holders of this token id only', tokenIdArgument);
+  }
   return command.action(async (opts: Omit<ExportCliOptions, 'target'> & { token?: string; address?: string }) => {
       const controller = new AbortController();
       const stop = () => controller.abort(new Error('interrupted'));
