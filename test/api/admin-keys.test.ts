@@ -40,12 +40,14 @@ describe.each(await availableEngines())('API keys through the admin API on %s', 
     expect(statuses).toEqual([200, 200, 429, 429]);
   });
 
-  it('lists keys in id order, page by page, without the keys', async () => {
-    for (const name of ['a', 'b', 'c']) await create({ name });
-    const ids = (await api.db.query<{ id: string }>('SELECT id::text FROM api_keys ORDER BY id')).map((r) => Number(r.id));
+  it('lists keys in id order, page by page, without the keys, past id 9 (where text order is not id order)', async () => {
+    // (SaaS review: ids sorted as text skipped every key below the page's last: 1,113 of 2,012 listed)
+    for (const name of 'abcdefghijkl') await create({ name });
+    const ids = (await api.db.query<{ id: string }>('SELECT id::text FROM api_keys')).map((r) => Number(r.id)).sort((a, b) => a - b);
+    expect(ids.at(-1)).toBeGreaterThan(10);
     const seen: any[] = [];
     let query = 'items_count=2';
-    for (let pages = 0; pages < 10; pages++) {
+    for (let pages = 0; pages < 20; pages++) {
       const res = await admin('GET', `/api/v2/admin/keys?${query}`);
       expect(res.statusCode, res.body).toBe(200);
       const body = res.json();

@@ -172,7 +172,7 @@ async function fillRangesFromNeighbours(tx: Queryable, chainId: number): Promise
 export async function checkpointsBelow(db: Queryable, chainId: number, below: bigint, limit: number): Promise<ParentBlockRef[]> {
   const rows = await db.query<{ number: string; hash: string }>(
     `SELECT number::text, encode(hash, 'hex') AS hash FROM arbitrum_parent_checkpoints
-     WHERE chain_id = $1 AND number <= $2 ORDER BY number DESC LIMIT $3`,
+     WHERE chain_id = $1 AND number <= $2 ORDER BY arbitrum_parent_checkpoints.number DESC LIMIT $3`,
     [chainId, below.toString(), limit],
   );
   return rows.map((r) => ({ number: BigInt(r.number), hash: fromHexText(r.hash) }));

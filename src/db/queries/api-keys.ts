@@ -39,7 +39,7 @@ export async function createApiKey(
 export async function listApiKeys(db: Queryable, page: { afterId?: number; limit?: number } = {}): Promise<ApiKeyRecord[]> {
   const rows = await db.query<KeyColumns>(
     `SELECT id::text, name, prefix, rate_limit, created_at, revoked_at FROM api_keys
-     WHERE id > $1 ORDER BY id LIMIT $2`,
+     WHERE id > $1 ORDER BY api_keys.id LIMIT $2`,
     [page.afterId ?? 0, page.limit ?? null],
   );
   return rows.map(toRecord);

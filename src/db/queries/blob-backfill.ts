@@ -15,7 +15,7 @@ export async function blocksWithoutBlobFields(
   const rows = await db.query<{ hash: string; number: string }>(
     `SELECT encode(hash, 'hex') AS hash, number::text AS number FROM blocks
      WHERE chain_id = $1 AND blob_transactions_count IS NULL AND consensus AND ($2::bigint IS NULL OR number < $2::bigint)
-     ORDER BY number DESC LIMIT $3`,
+     ORDER BY blocks.number DESC LIMIT $3`,
     [chainId, below === null ? null : below.toString(), limit],
   );
   return rows.map((r) => ({ hash: fromHexText(r.hash), number: BigInt(r.number) }));

@@ -135,7 +135,7 @@ export async function consensusBlockAt(db: Queryable, chainId: number, number: b
 export async function nonConsensusBlockHashAt(db: Queryable, chainId: number, number: bigint): Promise<Hex | null> {
   const rows = await db.query<{ hash: string }>(
     `SELECT encode(hash, 'hex') AS hash FROM blocks
-     WHERE chain_id = $1 AND number = $2::bigint AND NOT consensus ORDER BY hash LIMIT 1`,
+     WHERE chain_id = $1 AND number = $2::bigint AND NOT consensus ORDER BY blocks.hash LIMIT 1`,
     [chainId, number.toString()],
     { prepare: true },
   );

@@ -41,7 +41,7 @@ export async function holdersAfter(db: Queryable, chainId: number, token: Hex, a
   const rows = await db.query<{ holder: string }>(
     `SELECT encode(holder, 'hex') AS holder FROM token_balances
      WHERE chain_id = $1 AND token = $2 AND token_id IS NULL AND ($3::bytea IS NULL OR holder > $3::bytea)
-     ORDER BY holder LIMIT $4`,
+     ORDER BY token_balances.holder LIMIT $4`,
     [chainId, toBytea(token), after === null ? null : toBytea(after), limit],
   );
   return rows.map((r) => fromHexText(r.holder));

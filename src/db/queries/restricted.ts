@@ -20,7 +20,7 @@ export async function removeRestrictedAddress(db: Queryable, address: Hex, chain
 
 export async function listRestrictedAddresses(db: Queryable): Promise<{ chainId: number; address: Hex }[]> {
   const rows = await db.query<{ chain_id: string; address: string }>(
-    "SELECT chain_id::text, encode(address, 'hex') AS address FROM restricted_addresses ORDER BY chain_id, address",
+    "SELECT chain_id::text, encode(address, 'hex') AS address FROM restricted_addresses r ORDER BY r.chain_id, r.address",
   );
   return rows.map((r) => ({ chainId: Number(r.chain_id), address: fromHexText(r.address) }));
 }
