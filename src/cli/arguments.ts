@@ -4,7 +4,7 @@ import { parseKind, text, type Kind } from '../config/setting.js';
 import { chainId } from '../config/settings.js';
 import type { Hex } from '../db/rows.js';
 import { KEY_NAME_MAX_LENGTH } from '../db/queries/api-keys.js';
-import { STORABLE_NAME } from '../db/text.js';
+import { ONE_LINE_NAME } from '../db/text.js';
 
 /** A commander argument parser from a setting kind: a bad value is commander's usage error. */
 export function argument<T>(kind: Kind<T>): (value: string) => T {
@@ -25,7 +25,7 @@ export const keyIdArgument = argument<number>({
   toValue: (v: number) => v,
 });
 
-export const keyNameArgument = argument(text({ maxLength: KEY_NAME_MAX_LENGTH, pattern: STORABLE_NAME, errorMessage: `a name of 1 to ${KEY_NAME_MAX_LENGTH} characters, not only spaces` }));
+export const keyNameArgument = argument(text({ maxLength: KEY_NAME_MAX_LENGTH, pattern: ONE_LINE_NAME, errorMessage: `a name of 1 to ${KEY_NAME_MAX_LENGTH} characters on one line, not only spaces` }));
 
 /** An address, lowercased. */
 export function addressArgument(value: string): Hex {

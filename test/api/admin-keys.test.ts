@@ -91,6 +91,10 @@ describe.each(await availableEngines())('API keys through the admin API on %s', 
       // PostgreSQL text holds no NUL (it was a 500), and a name says something
       [{ name: 'a\u0000b' }, 'name'],
       [{ name: '   ' }, 'name'],
+      // one line: a name that breaks the line or adds a tab forged a row of `explorer keys list` (SaaS review)
+      [{ name: 'evil\n9999\texp_FAKE' }, 'name'],
+      [{ name: 'tab\there' }, 'name'],
+      [{ name: 'del\u007f' }, 'name'],
       // a JSON body's types are its own: nothing is coerced (a query string's text is)
       [{ name: 'x', rate_limit: '5' }, 'rate_limit'],
       [{ name: 'x', rate_limit: true }, 'rate_limit'],

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { KEY_NAME_MAX_LENGTH, KEY_RATE_LIMIT_MAX } from '../../db/queries/api-keys.js';
 import { Nullable } from './common.js';
-import { STORABLE_NAME } from '../../db/text.js';
+import { ONE_LINE_NAME } from '../../db/text.js';
 
 const KEY_ID = { minimum: 1, maximum: Number.MAX_SAFE_INTEGER } as const;
 const PAGE_MAX = 1_000;
@@ -35,7 +35,7 @@ export const KeysPage = Type.Object({
 
 export const NewKeyBody = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: KEY_NAME_MAX_LENGTH, pattern: STORABLE_NAME, description: 'who or what the key is for' }),
+    name: Type.String({ minLength: 1, maxLength: KEY_NAME_MAX_LENGTH, pattern: ONE_LINE_NAME, description: 'who or what the key is for (one line: no control characters)' }),
     rate_limit: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: KEY_RATE_LIMIT_MAX, description: "requests per second; absent or null: the server's rateLimit" }))),
   },
   { additionalProperties: false },

@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { createApiKey, KEY_RATE_LIMIT_MAX, listApiKeys, revokeApiKey } from '../../db/queries/api-keys.js';
 import { withRuntime, commonOptions } from '../with-runtime.js';
 import { keyIdArgument, keyNameArgument } from '../arguments.js';
+import { oneLine } from '../../db/text.js';
 
 /** "25", "25/s" → 25 requests per second */
 export function parseRateLimit(value: string): number {
@@ -29,7 +30,7 @@ export function keysCommand(): Command {
         for (const k of await listApiKeys(rt.db)) {
           const state = k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : 'active';
           // (a key without its own limit shows the one it gets now, as `create` does)
-          process.stdout.write(`${k.id}\t${k.prefix}…\t${k.name}\t${k.rateLimit ?? rt.config.api.defaultRateLimit}/s${k.rateLimit === null ? ' (default)' : ''}\t${state}\n`);
+          process.stdout.write(`${k.id}\t${k.prefix}…\t${oneLine(k.name)}\t${k.rateLimit ?? rt.config.api.defaultRateLimit}/s${k.rateLimit === null ? ' (default)' : ''}\t${state}\n`);
         }
       }),
     );
