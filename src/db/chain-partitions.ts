@@ -168,11 +168,10 @@ export async function copyIndexesToIndexedChains(db: Queryable): Promise<void> {
      WHERE h.inhparent = 'token_balances'::regclass AND c.relname ~ '^token_balances_[0-9]+$'`,
   );
   for (const { id } of chains) {
-    const chainId = Number(id);
-    if (digits(chainId) !== id || (await partitionState(db, chainId)) !== 'backfilling') continue;
-    const built = await db.query<{ built: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS built`, [copyNamed('token_balances', id, LAST_INDEX)]);
-    if (!built[0]!.built) continue;
-    for (const table of TABLES) for (const copy of await indexCopies(db, table, chainId)) await db.query(copy.definition);
+    // handed over: token_balances_page's copy is built last; the copies say IF NOT EXISTS
+    const [handedOver] = await db.query<{ built: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS built`, [copyNamed('token_balances', id, LAST_INDEX)]);
+    if (!handedOver!.built) continue;
+    for (const table of TABLES) for (const copy of await indexCopies(db, table, Number(id))) await db.query(copy.definition);
   }
 }
 

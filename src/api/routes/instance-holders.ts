@@ -6,7 +6,7 @@ import { errorResponses } from '../schemas/common.js';
 import { HoldersPage, InstanceHoldersQuery, InstanceParams } from '../schemas/holders.js';
 import { holdersPageJson, type HoldersPageView } from '../views/holder.js';
 import { okSerializer } from '../ok-serializer.js';
-import { holdersPageView, readCursor, sourceOf } from './holders.js';
+import { holdersPageView, readCursor, sourceOf } from '../holders-page.js';
 
 /**
  * The holders of one token id of an ERC-1155 token, richest first: the hosted explorer's

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AuthQuery, Hash, Nullable } from './common.js';
+import { TOKEN_ID_MAX_LENGTH, TOKEN_ID_PATTERN } from '../limits.js';
 
 /** A past block to answer at (issue 13): balances as of the end of that block. */
 export const BlockNumberParam = Type.Integer({
@@ -10,7 +11,7 @@ export const BlockNumberParam = Type.Integer({
 import { AddressRef } from './address.js';
 
 /** A token id as decimal digits (2^256 − 1 has 78). */
-const tokenIdDigits = (description: string) => Type.String({ pattern: '^(0|[1-9][0-9]*)$', maxLength: 78, description });
+const tokenIdDigits = (description: string) => Type.String({ pattern: TOKEN_ID_PATTERN, maxLength: TOKEN_ID_MAX_LENGTH, description });
 
 export const HoldersQuery = Type.Object(
   {

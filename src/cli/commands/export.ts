@@ -5,7 +5,7 @@ import { blocksKind, holdersKind, type ExportFormat } from '../../export/kinds.j
 import { runExport, type ExportOptions, type ExportResult } from '../../export/run.js';
 import { readState } from '../../export/state.js';
 import { isReaderGone } from '../../export/sink.js';
-import { PAGE_SIZE } from '../../api/limits.js';
+import { PAGE_SIZE, TOKEN_ID_MAX_LENGTH, TOKEN_ID_PATTERN } from '../../api/limits.js';
 import { chainIdArgument } from '../arguments.js';
 
 export interface ExportCliOptions {
@@ -138,7 +138,7 @@ function blockArgument(value: string): bigint {
 }
 
 function tokenIdArgument(value: string): string {
-  if (!/^(0|[1-9][0-9]{0,77})$/.test(value)) throw new InvalidArgumentError('a token id in decimal');
+  if (value.length > TOKEN_ID_MAX_LENGTH || !new RegExp(TOKEN_ID_PATTERN).test(value)) throw new InvalidArgumentError('a token id in decimal');
   return value;
 }
 
