@@ -17,6 +17,7 @@
  *                                          timed against an unlabelled twin token (lib/label-bench.ts);
  *                                          the twin copies every holder: meant for --holders 1000000
  */
+import { join, relative } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildServer } from '../src/api/server.js';
@@ -33,10 +34,10 @@ import { buildTargets, holderTargets, PAGE, type Target } from './lib/api-target
 import { withClient } from './lib/pg-client.js';
 import { readFlags } from './lib/args.js';
 import { httpLoad, type LoadResult } from './lib/http-load.js';
-import { logger, machineInfo, mergeResults, quietGates, resultsPath } from './lib/results.js';
+import { logger, machineInfo, mergeResults, quietGates, RESULTS_DIR, resultsPath } from './lib/results.js';
 import { median, percentile, round, summary } from './lib/stats.js';
-import { cpuMeter, procCpuMs, profiled } from './lib/cpu.js';
-import { saveProfile } from './lib/profiles.js';
+import { cpuMeter, procCpuMs } from './lib/cpu.js';
+import { apiServerProcess } from './lib/server-process.js';
 
 const { sizes, tiny, options } = readFlags(
   { holders: 10_000_000, tokens: 10_000, blocks: 1_000_000, miners: 100, samples: 2_000, runs: 3, loadSeconds: 10, connections: 10 },
@@ -54,10 +55,6 @@ async function main() {
   // what the targets are about. Throughput is measured both ways; `cached` runs the cache as a
   // deployment does by default (EXPLORER_PAGE_CACHE_MS).
   const app = await buildServer({ db, api: apiConfig({ pageCacheMs: 0 }) });
-  const cached = await buildServer({ db, api: apiConfig({ pageCacheMs: loadConfig({}, {}).api.pageCacheMs }) });
-  // Throughput without the page cache is measured on a server of its own: `app` carries the
-  // phase recorder's five hooks, which are the benchmark's, not the server's.
-  const uncached = await buildServer({ db, api: apiConfig({ pageCacheMs: 0 }) });
   const phases = phaseRecorder(app);
   try {
     const targets = await buildTargets(db, url, size, log);
@@ -91,7 +88,7 @@ async function main() {
     const byWorkingSet = await deepOverTopByWorkingSet(app, phases, holdersTargets[0]!.paths, holdersTargets.slice(1), quiet, sizes, log);
     const floor = await latencyFloor(app, db, targets);
     log(`floor: ${JSON.stringify(floor)}`);
-    const load = await measureThroughput({ uncached, cached }, targets, url, quiet);
+    const load = await measureThroughput(targets, url, quiet);
     const explain = await explainAll(db, targets);
     const prepared = await preparedProbe(url, targets);
 
@@ -151,8 +148,6 @@ async function main() {
     log(`wrote ${path}`);
   } finally {
     await app.close();
-    await cached.close();
-    await uncached.close();
     await db.close();
     await drop();
   }
@@ -261,29 +256,31 @@ async function timeQueries(target: Target): Promise<number[]> {
  * against a bare Fastify route sending that very response body from memory, alternated so a
  * slow moment of the machine hits both sides; our server with the page cache off and on.
  */
-async function measureThroughput(
-  servers: { uncached: FastifyInstance; cached: FastifyInstance },
-  targets: Target[],
-  databaseUrl: string,
-  quiet: ReturnType<typeof quietGates>,
-) {
-  const listen = async (server: FastifyInstance) => {
-    await server.listen({ host: '127.0.0.1', port: 0 });
-    return `http://127.0.0.1:${(server.server.address() as { port: number }).port}`;
+async function measureThroughput(targets: Target[], databaseUrl: string, quiet: ReturnType<typeof quietGates>) {
+  // Each server in a process of its own, as built code (lib/api-server.ts), the way `explorer
+  // serve` runs: the page cache off (every request reads the database), and on as a deployment
+  // runs it by default (EXPLORER_PAGE_CACHE_MS).
+  const profileDir = options['cpu-prof'] ? join(RESULTS_DIR, 'profiles', `api-load-${new Date().toISOString().replace(/[:.]/g, '-')}`) : undefined;
+  const servers = {
+    uncached: await apiServerProcess(databaseUrl, apiConfig({ pageCacheMs: 0 }), profileDir && join(profileDir, 'uncached')),
+    cached: await apiServerProcess(databaseUrl, apiConfig({ pageCacheMs: loadConfig({}, {}).api.pageCacheMs }), profileDir && join(profileDir, 'cached')),
   };
   const bare = Fastify({ logger: false });
   const bodies = new Map<string, Buffer>();
   const picks = ['holders_top', 'blocks_top'].map((name) => targets.find((t) => t.name === name)!);
   for (const target of picks) {
-    const res = await servers.uncached.inject({ method: 'GET', url: target.paths[0]! });
-    bodies.set(target.paths[0]!.split('?')[0]!, res.rawPayload);
+    const res = await fetch(servers.uncached.base + target.paths[0]!);
+    if (res.status !== 200) throw new Error(`${target.name}: status ${res.status}`);
+    bodies.set(target.paths[0]!.split('?')[0]!, Buffer.from(await res.arrayBuffer()));
   }
   bare.get('/*', (request, reply) => {
     const body = bodies.get(request.url.split('?')[0]!);
     if (!body) return reply.code(404).send();
     return reply.type('application/json; charset=utf-8').send(body);
   });
-  const bases = { bare: await listen(bare), uncached: await listen(servers.uncached), cached: await listen(servers.cached) };
+  await bare.listen({ host: '127.0.0.1', port: 0 });
+  const bases = { bare: `http://127.0.0.1:${(bare.server.address() as { port: number }).port}`, uncached: servers.uncached.base, cached: servers.cached.base };
+  const pids = { bare: process.pid, uncached: servers.uncached.pid, cached: servers.cached.pid };
   // bare first, then the server, per operation and round
   const sides = ['bare', 'uncached', 'cached'] as const;
   const key = (side: (typeof sides)[number], t: Target) => (side === 'uncached' ? t.name : `${side}_${t.name}`);
@@ -294,22 +291,13 @@ async function measureThroughput(
     const meter = await cpuMeter(databaseUrl);
     type Round = Record<string, LoadResult & { node_cpu_ms_per_request?: number; postgres_cpu_ms_per_request?: number }>;
     const rounds: Round[] = [];
-    // Profiling slows what it watches: the profiled runs come first and are not counted.
-    const profiles: Record<string, Awaited<ReturnType<typeof saveProfile>>> = {};
-    if (options['cpu-prof']) {
-      for (const t of picks) {
-        for (const side of ['uncached', 'cached'] as const) {
-          const name = key(side, t);
-          profiles[name] = await saveProfile(`api-${name}`, (await profiled(() => httpLoad(bases[side] + t.paths[0], opts))).profile);
-        }
-      }
-    }
+    // With --cpu-prof the servers are profiled throughout (node --cpu-prof, written as they stop).
     for (let run = 1; run <= sizes.runs; run++) {
       await quiet.before(`load run ${run}`);
       const r: Round = {};
       for (const t of picks) {
         for (const side of sides) {
-          const measured = await meter.measure(() => httpLoad(bases[side] + t.paths[0], opts));
+          const measured = await meter.measure(() => httpLoad(bases[side] + t.paths[0], opts), pids[side]);
           const n = measured.result.requests_total;
           r[key(side, t)] = { ...measured.result, node_cpu_ms_per_request: round(measured.nodeMs / n), postgres_cpu_ms_per_request: round(measured.postgresMs / n) };
         }
@@ -344,11 +332,12 @@ async function measureThroughput(
           },
         ]),
       ),
-      profiles,
+      profiles: profileDir === undefined ? null : relative(join(RESULTS_DIR, '..', '..'), profileDir),
       rounds,
     };
   } finally {
     await bare.close();
+    await Promise.all([servers.uncached.stop(), servers.cached.stop()]);
   }
 }
 

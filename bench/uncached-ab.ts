@@ -13,10 +13,8 @@
  *   npx tsx bench/uncached-ab.ts --database <url> [--rounds 6] [--seconds 5] [--cpu-prof] [--out file] /tmp/before .
  *   PAGE_CACHE_MS=1000 npx tsx bench/uncached-ab.ts …     the same with the page cache on (a repeated page from memory)
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import Fastify from 'fastify';
@@ -25,6 +23,7 @@ import { procCpuMs } from './lib/cpu.js';
 import { httpLoad } from './lib/http-load.js';
 import { withClient } from './lib/pg-client.js';
 import { logger, machineInfo } from './lib/results.js';
+import { spawnServer, type ServerProcess } from './lib/server-process.js';
 import { median, round } from './lib/stats.js';
 import { TEST_KEY } from '../test/support/api.js';
 
@@ -54,13 +53,13 @@ const paths = await withClient(url, async (c) => {
   };
 });
 
-const servers: Array<{ name: string; child: ChildProcess; port: number; pid: number }> = [];
+const servers: Array<ServerProcess & { name: string; port: number }> = [];
 for (const checkout of positionals) {
   const dir = resolve(checkout);
   const prof = values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', resolve('bench/results/profiles', `ab-${basename(dir)}`)] : [];
-  const child = spawn(process.execPath, [...prof, '--import', 'tsx', serverScript, dir, url], { cwd: dir, stdio: ['ignore', 'pipe', 'inherit'] });
-  const line = await new Promise<string>((done) => createInterface({ input: child.stdout! }).once('line', done));
-  servers.push({ name: basename(dir), child, ...(JSON.parse(line) as { port: number; pid: number }) });
+  // (each checkout's own sources through tsx: a checkout from before lib/api-server.ts has no built entry)
+  const server = await spawnServer([...prof, '--import', 'tsx', serverScript, dir, url], { cwd: dir });
+  servers.push({ ...server, name: basename(dir), port: Number(new URL(server.base).port) });
 }
 try {
   const bodies = new Map<string, Buffer>();
@@ -109,5 +108,5 @@ try {
   const result = { command: `npx tsx bench/uncached-ab.ts ${process.argv.slice(2).join(' ')}`, machine, bytes: Object.fromEntries([...bodies].map(([k, b]) => [k, b.length])), medians, rounds };
   if (values.out) await writeFile(values.out, `${JSON.stringify(result, null, 2)}\n`);
 } finally {
-  for (const s of servers) s.child.kill('SIGTERM');
+  await Promise.all(servers.map((s) => s.stop()));
 }

@@ -30,7 +30,8 @@ export async function childPid(pid: number, command: string): Promise<number> {
 }
 
 /**
- * CPU time used by this process and by the PostgreSQL backends serving one database, so a
+ * CPU time used by a Node process (this one, or the server `measure` is given the pid of) and
+ * by the PostgreSQL backends serving one database, so a
  * throughput figure can be split into what each side costs on a 2-core machine. Backends are
  * sampled every `everyMs`: one the pool opens midway counts from zero, one it closes keeps
  * what it had used at the last sample.
@@ -45,10 +46,12 @@ export async function cpuMeter(databaseUrl: string, everyMs = 250) {
     for (const { pid } of rows) into.set(pid, await procCpuMs(pid));
   };
   return {
-    async measure<T>(work: () => Promise<T>): Promise<{ result: T; nodeMs: number; postgresMs: number }> {
+    async measure<T>(work: () => Promise<T>, nodePid = process.pid): Promise<{ result: T; nodeMs: number; postgresMs: number }> {
       const first = new Map<number, number>();
       const last = new Map<number, number>();
       await sampleBackends(first);
+      const own = nodePid === process.pid;
+      const nodeBefore = own ? 0 : await procCpuMs(nodePid);
       const cpu = process.cpuUsage();
       let sampling = Promise.resolve();
       const timer = setInterval(() => {
@@ -57,12 +60,13 @@ export async function cpuMeter(databaseUrl: string, everyMs = 250) {
       try {
         const result = await work();
         const { user, system } = process.cpuUsage(cpu);
+        const nodeMs = own ? (user + system) / 1000 : (await procCpuMs(nodePid)) - nodeBefore;
         clearInterval(timer);
         await sampling;
         await sampleBackends(last);
         let postgresMs = 0;
         for (const [pid, ms] of last) postgresMs += ms - (first.get(pid) ?? 0);
-        return { result, nodeMs: (user + system) / 1000, postgresMs };
+        return { result, nodeMs, postgresMs };
       } finally {
         clearInterval(timer);
       }
