@@ -52,8 +52,11 @@ export class Registry {
     }
   }
 
-  /** A promise only when a read is due: the request path then costs no await at all. */
-  private due(): Promise<void> | null {
+  /**
+   * A promise only when a read is due (it starts it): the request path then costs no await at
+   * all, and reads with chainNow / anyRestrictedNow.
+   */
+  due(): Promise<void> | null {
     if (Date.now() - this.loadedAt < this.ttlMs) return null;
     if (this.loading === null) {
       this.loadingSince = Date.now();
@@ -94,14 +97,16 @@ export class Registry {
   async chain(chainId: number): Promise<ChainStatus | undefined> {
     const refresh = this.due();
     if (refresh) await refresh;
+    return this.chainNow(chainId);
+  }
+
+  /** The chain as last read: for callers that waited for due() first. */
+  chainNow(chainId: number): ChainStatus | undefined {
     return this.chains.get(chainId);
   }
 
-  /** Whether any of `addresses` is restricted on the chain. */
-  async anyRestricted(chainId: number, addresses: readonly string[]): Promise<boolean> {
-    if (addresses.length === 0) return false;
-    const refresh = this.due();
-    if (refresh) await refresh;
+  /** Whether any of `addresses` is restricted on the chain, as last read (after due()). */
+  anyRestrictedNow(chainId: number, addresses: readonly string[]): boolean {
     return addresses.some((address) => this.restrictedNow(chainId, address));
   }
 

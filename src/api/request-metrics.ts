@@ -27,9 +27,10 @@ export function requestMetrics(app: FastifyInstance, registry: Registry): void {
     registers: [registry],
   });
   app.decorateRequest('refusedAs', null);
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
     requests.inc({ route, status: String(request.refusedAs ?? reply.statusCode) });
     seconds.observe({ route }, reply.elapsedTime / 1000);
+    done();
   });
 }

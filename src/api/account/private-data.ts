@@ -34,13 +34,19 @@ export class AccountIndex {
   ) {}
 
   async hasEntries(owner: string, now = Date.now()): Promise<boolean> {
-    const hit = this.known.get(owner);
-    if (hit && hit.expires > now) return hit.has;
+    const known = this.knownNow(owner, now);
+    if (known !== undefined) return known;
     const has = await hasAccountEntries(this.db, owner);
     this.known.delete(owner);
     if (this.known.size >= this.max) this.known.delete(this.known.keys().next().value!);
     this.known.set(owner, { has, expires: now + this.ttlMs });
     return has;
+  }
+
+  /** The answer hasEntries would give without asking, if it has one that is not expired. */
+  knownNow(owner: string, now = Date.now()): boolean | undefined {
+    const hit = this.known.get(owner);
+    return hit && hit.expires > now ? hit.has : undefined;
   }
 
   /** After a write of this key's: ask again, and its cached pages are old. */
@@ -83,11 +89,24 @@ function addressObjects(value: unknown, found: AddressObject[], depth = 0): void
 export function privateAddressData(app: FastifyInstance, db: Queryable, index: AccountIndex): void {
   app.decorateRequest('accountOwner', null);
   app.decorateRequest('privateCacheKey', null);
-  app.addHook('preValidation', async (request: FastifyRequest) => {
-    const id = request.apiKey?.id;
-    if (id === undefined || !(await index.hasEntries(id))) return;
+  const mark = (request: FastifyRequest, id: string, has: boolean) => {
+    if (!has) return;
     request.accountOwner = id;
     request.privateCacheKey = `${id}#${index.generation(id)}`;
+  };
+  // a callback hook, waiting only when the index must ask: it is on the cached page's path
+  app.addHook('preValidation', (request: FastifyRequest, _reply, done) => {
+    const id = request.apiKey?.id;
+    if (id === undefined) return done();
+    const known = index.knownNow(id);
+    if (known !== undefined) {
+      mark(request, id, known);
+      return done();
+    }
+    index.hasEntries(id).then((has) => {
+      mark(request, id, has);
+      done();
+    }, done);
   });
   app.addHook('preSerialization', async (request: FastifyRequest, _reply, payload: unknown) => {
     const owner = request.accountOwner;

@@ -76,7 +76,7 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: AuthOptions) => 
     if (request.apiKey) return app.limitByKey(request, reply);
     if (!paid) await app.limitByAddress(request, reply);
   });
-  app.addHook('preValidation', async (request: FastifyRequest) => {
-    if (!request.apiKey && !request.keyless) throw new HttpError(401, 'Invalid or missing API key');
+  app.addHook('preValidation', (request: FastifyRequest, _reply, done) => {
+    done(!request.apiKey && !request.keyless ? new HttpError(401, 'Invalid or missing API key') : undefined);
   });
 });

@@ -69,15 +69,22 @@ export function secretMatcher(secret: string | null): (presented: unknown) => bo
 export function chainScope(app: FastifyInstance, registry: Registry, restrictedKey: string | null): RestrictedInLists {
   const isSecret = secretMatcher(restrictedKey);
   app.decorateRequest('chain', null as unknown as ChainStatus);
-  app.addHook('preValidation', async (request: FastifyRequest) => {
-    // the account API is about the key, not a chain
-    if (request.routeOptions.config.chainless) return;
+  /** The scope's refusal of the request, if any, from the registry's last read. */
+  const refusal = (request: FastifyRequest): Error | undefined => {
     const raw = chainIdOf(request);
-    const chain = typeof raw === 'string' && /^[1-9][0-9]{0,15}$/.test(raw) ? await registry.chain(Number(raw)) : undefined;
-    if (!chain) throw notFound();
+    const chain = typeof raw === 'string' && /^[1-9][0-9]{0,15}$/.test(raw) ? registry.chainNow(Number(raw)) : undefined;
+    if (!chain) return notFound();
     request.chain = chain;
-    if (!(await registry.anyRestricted(chain.chainId, scopedAddresses(request)))) return;
-    if (!isSecret((request.query as { key?: unknown }).key)) throw new HttpError(403, 'Restricted access');
+    if (!registry.anyRestrictedNow(chain.chainId, scopedAddresses(request))) return undefined;
+    return isSecret((request.query as { key?: unknown }).key) ? undefined : new HttpError(403, 'Restricted access');
+  };
+  // a callback hook, waiting only when the registry's read is due: it is on the cached page's path
+  app.addHook('preValidation', (request: FastifyRequest, _reply, done) => {
+    // the account API is about the key, not a chain
+    if (request.routeOptions.config.chainless) return done();
+    const refresh = registry.due();
+    if (refresh === null) return done(refusal(request));
+    refresh.then(() => done(refusal(request)), done);
   });
   return async (request) => (isSecret((request.query as { key?: unknown }).key) ? [] : registry.restrictedOn(request.chain.chainId));
 }

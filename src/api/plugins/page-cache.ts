@@ -77,20 +77,23 @@ export function pageCache(app: FastifyInstance, options: PageCacheOptions): Page
     const url = route.url;
     // Only 200 answers are kept, so a request with the same key passed validation when it was
     // first answered: a hit may skip it.
-    const lookup = async (request: FastifyRequest, reply: FastifyReply) => {
+    // (callback hooks: they are the cached page's path; a hit answers without calling done)
+    const lookup = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
       const key = cacheKey(url, request);
       const body = store.get(request.chain.chainId, request.chain.indexedBlock, key, performance.now());
       if (body !== undefined) {
-        return reply.header('content-type', 'application/json; charset=utf-8').header('x-cache', 'hit').send(body);
+        reply.header('content-type', 'application/json; charset=utf-8').header('x-cache', 'hit').send(body);
+        return;
       }
       request.pageCacheKey = key;
+      done();
     };
-    const keep = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    const keep = (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void) => {
       const key = request.pageCacheKey;
       if (key !== null && reply.statusCode === 200 && typeof payload === 'string') {
         store.set(request.chain.chainId, request.chain.indexedBlock, key, payload, performance.now());
       }
-      return payload;
+      done(null, payload);
     };
     route.preValidation = [...hookList(route.preValidation), lookup];
     route.onSend = [...hookList(route.onSend), keep];
