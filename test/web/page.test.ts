@@ -58,6 +58,15 @@ const MINER = addressOf(0, 'web-miner');
 // held the largest balance from block 5 to block 20 only (history, not the live list)
 const LEFT = addressOf(0, 'web-left');
 const BLOCKS = 60;
+// an ERC-1155 token: holder j holds ids 1..3 in amounts that differ per id, so each id's order differs
+const MULTI = addressOf(0, 'token:web-multi');
+const MULTI_HOLDERS = Array.from({ length: 12 }, (_, j) => addressOf(j, 'web-multi-holder'));
+const MULTI_BALANCES = MULTI_HOLDERS.flatMap((holder, j) =>
+  [1n, 2n, 3n].filter((id) => (j + Number(id)) % 4 !== 0).map((id) => ({ holder, id, value: BigInt(((j * 37 + Number(id) * 11) % 50) + 1) })),
+);
+/** Ground truth for one id: its holders in the API's order (value desc, address desc). */
+const multiHoldersOf = (id: bigint) =>
+  MULTI_BALANCES.filter((b) => b.id === id).sort((a, b) => (a.value !== b.value ? (a.value > b.value ? -1 : 1) : a.holder.toLowerCase() < b.holder.toLowerCase() ? 1 : -1));
 
 /** Ground truth: the seeded balances in the API's order (value desc, address desc). */
 const expectedHolders = HOLDERS.map((hash, i) => ({ hash, value: valueOf(i) })).sort((a, b) =>
@@ -69,6 +78,7 @@ interface Row {
   hash: string;
   balance: string;
   share: string;
+  tokenId: string | null;
   badges: string[];
   name: string | null;
 }
@@ -82,6 +92,7 @@ async function holderRows(page: Page): Promise<Row[]> {
         hash: cell('Address')?.querySelector('.hash')?.textContent ?? '',
         balance: cell('Balance')?.textContent ?? '',
         share: cell('Share')?.textContent ?? '',
+        tokenId: cell('Token ID')?.textContent ?? null,
         badges: [...tr.querySelectorAll('.badge')].map((b) => b.textContent ?? ''),
         name: cell('Address')?.querySelector('.addr-name')?.textContent ?? null,
       };
@@ -146,7 +157,9 @@ describe.skipIf(!haveChromium && !process.env.CI)('web page in Chromium', () => 
     await ensureChain(db, CHAIN);
     await upsertTokens(db, [
       { chainId: CHAIN, address: TOKEN, type: 'ERC-20', name: 'Web Test Dollar', symbol: 'WTD', decimals: DECIMALS, totalSupply: REPORTED },
+      { chainId: CHAIN, address: MULTI, type: 'ERC-1155', name: 'Web Test Items', symbol: null, decimals: null, totalSupply: null },
     ]);
+    await putBalances(db, MULTI_BALANCES.map((b) => ({ chainId: CHAIN, token: MULTI, holder: b.holder, tokenId: b.id, value: b.value, blockNumber: 1n })));
     await putBalances(db, HOLDERS.map((holder, i) => ({ chainId: CHAIN, token: TOKEN, holder, tokenId: null, value: valueOf(i), blockNumber: 1n })));
     const contract = { chainId: CHAIN, isContract: true, isVerified: true, ensDomainName: null, isScam: false };
     await upsertAddresses(db, [
@@ -301,6 +314,49 @@ describe.skipIf(!haveChromium && !process.env.CI)('web page in Chromium', () => 
     await page.locator('#token-summary dl', { hasText: 'Holders120' }).waitFor();
     await page.locator('#holders-page', { hasText: 'rows 1–50' }).waitFor();
     expectRowsMatch(await holderRows(page), 0);
+  });
+
+  it('an ERC-1155 token: the "Token ID" field lists one id\'s holders, and clears back to every id', async () => {
+    // the field is there for ERC-1155 tokens only
+    expect(await page.locator('#holders-id-field').isHidden()).toBe(true);
+    await page.goto(`${base}/#/holders/${CHAIN}/${MULTI}`);
+    await page.locator('#holders-page', { hasText: `rows 1–${MULTI_BALANCES.length}` }).waitFor();
+    await page.locator('#holders-id-field').waitFor({ state: 'visible' });
+    await page.fill('#holders-token-id', '2x');
+    await page.click('#holders-at button[type=submit]');
+    await expect.poll(() => page.locator('#message').textContent()).toContain('Enter a token ID');
+
+    // digits as typed, leading zeros allowed; the address bar keeps one spelling
+    await page.fill('#holders-token-id', '002');
+    await page.click('#holders-at button[type=submit]');
+    await page.waitForURL(`**/#/holders/${CHAIN}/${MULTI}/id/2`);
+    await page.locator('#token-summary dl', { hasText: 'Token ID2' }).waitFor();
+    const truth = multiHoldersOf(2n);
+    await page.locator('#holders-page', { hasText: `rows 1–${truth.length}` }).waitFor();
+    const rows = await holderRows(page);
+    expect(rows.map((r) => r.hash)).toEqual(truth.map((b) => getAddress(b.holder)));
+    expect(rows.map((r) => r.balance.replaceAll(',', ''))).toEqual(truth.map((b) => b.value.toString()));
+    expect(rows.map((r) => r.tokenId)).toEqual(truth.map(() => '2'));
+    // the same rows the API's instance list gives; shares are not made up from the supply of every id
+    const fromApi = await api(`/${CHAIN}/api/v2/tokens/${MULTI}/instances/2/holders`);
+    expect(rows.map((r) => r.hash)).toEqual(fromApi.items.map((i: any) => i.address.hash));
+    expect(rows.every((r) => r.share === '—')).toBe(true);
+    await shot('holders-token-id');
+
+    await page.fill('#holders-token-id', '7');
+    await page.click('#holders-at button[type=submit]');
+    await page.locator('#holders-table', { hasText: 'No address holds token ID 7.' }).waitFor();
+
+    await page.fill('#holders-token-id', '');
+    await page.click('#holders-at button[type=submit]');
+    await page.waitForURL(`**/#/holders/${CHAIN}/${MULTI}`);
+    await page.locator('#holders-page', { hasText: `rows 1–${MULTI_BALANCES.length}` }).waitFor();
+    expect((await holderRows(page)).length).toBe(MULTI_BALANCES.length);
+
+    // an id in a link to a token that has none: said so, no list
+    await page.goto(`${base}/#/holders/${CHAIN}/${TOKEN}/id/1`);
+    await expect.poll(() => page.locator('#message').textContent()).toContain('for ERC-1155 tokens only');
+    expect(await page.locator('#holders-table tbody tr').count()).toBe(0);
   });
 
   it('validated blocks: newest first, gas and fees as the API gives them, paged both ways', async () => {

@@ -23,6 +23,11 @@ export class HoldersView {
   private symbol = '';
   /** the past block the list is at (null: today's); later pages carry it in their cursor */
   private block: string | null = null;
+  /** the one ERC-1155 token id listed (null: all of them) */
+  private tokenId: string | null = null;
+  /** the list's path: the token's holders, or one ERC-1155 id's (`instances/{id}/holders`) */
+  private listPath = '';
+  private readonly idField = byId('holders-id-field');
 
   constructor(private readonly ctx: ViewContext) {
     this.list = new PagedList<Holder>({
@@ -30,7 +35,7 @@ export class HoldersView {
       next: byId('holders-next'),
       label: byId('holders-page'),
       pageSize: PAGE_SIZE,
-      fetchPage: (cursor, signal) => getJson<Page<Holder>>(`${this.path}/holders`, ctx.key(), cursor ?? this.firstPage(), signal),
+      fetchPage: (cursor, signal) => getJson<Page<Holder>>(this.listPath, ctx.key(), cursor ?? this.firstPage(), signal),
       render: (page, offset) => this.render(page, offset),
       onError: (err) => ctx.fail(err),
     });
@@ -40,10 +45,13 @@ export class HoldersView {
     return this.block === null ? {} : { block_number: this.block };
   }
 
-  async open(chainId: number, hash: string, signal: AbortSignal, block: string | null = null): Promise<void> {
+  async open(chainId: number, hash: string, signal: AbortSignal, at: { block: string | null; tokenId: string | null }): Promise<void> {
+    const { block, tokenId } = at;
     this.list.reset();
     this.path = `${chainId}/api/v2/tokens/${hash}`;
+    this.listPath = tokenId === null ? `${this.path}/holders` : `${this.path}/instances/${tokenId}/holders`;
     this.block = block;
+    this.tokenId = tokenId;
     this.summary.replaceChildren();
     this.chart.replaceChildren();
     this.rows.replaceChildren();
@@ -60,8 +68,13 @@ export class HoldersView {
       return;
     }
     if (signal.aborted) return;
+    this.idField.hidden = token.type !== 'ERC-1155';
+    if (tokenId !== null && token.type !== 'ERC-1155') {
+      this.ctx.fail(new ApiError(404, `Token IDs are listed for ERC-1155 tokens only; this one is ${token.type}.`));
+      return;
+    }
     this.decimals = token.decimals === null ? null : Number(token.decimals);
-    this.supply = token.total_supply === null ? null : BigInt(token.total_supply);
+    let supply = token.total_supply === null ? null : BigInt(token.total_supply);
     this.symbol = token.symbol ?? '';
     let atBlock: Counters | null = null;
     if (block !== null) {
@@ -72,9 +85,11 @@ export class HoldersView {
         return;
       }
       // shares are of the supply at that block, where the server knows it
-      if (atBlock.total_supply !== undefined) this.supply = BigInt(atBlock.total_supply);
+      if (atBlock.total_supply !== undefined) supply = BigInt(atBlock.total_supply);
     }
-    this.summary.replaceChildren(tokenSummary(token, this.decimals, block, atBlock, this.supply));
+    // the token's supply is of all its ids: one id's holders get no shares
+    this.supply = tokenId === null ? supply : null;
+    this.summary.replaceChildren(tokenSummary(token, this.decimals, at, atBlock, supply));
     const first = await this.list.start();
     if (!first || signal.aborted) return;
     this.ctx.info('');
@@ -105,7 +120,9 @@ export class HoldersView {
       ];
     });
     this.rows.replaceChildren(
-      rows.length > 0 ? table('Token holders, largest first', columns, rows) : h('p', { className: 'muted' }, 'This token has no holders.'),
+      rows.length > 0
+        ? table('Token holders, largest first', columns, rows)
+        : h('p', { className: 'muted' }, this.tokenId === null ? 'This token has no holders.' : `No address holds token ID ${this.tokenId}.`),
     );
   }
 
@@ -129,11 +146,19 @@ export class HoldersView {
   }
 }
 
-function tokenSummary(token: Token, decimals: number | null, block: string | null, atBlock: Counters | null, supplyNow: bigint | null): HTMLElement {
+function tokenSummary(
+  token: Token,
+  decimals: number | null,
+  { block, tokenId }: { block: string | null; tokenId: string | null },
+  atBlock: Counters | null,
+  supplyNow: bigint | null,
+): HTMLElement {
   const title = token.name ?? 'Unnamed token';
-  const supply = supplyNow === null ? 'unknown' : formatUnits(supplyNow, decimals);
   const holders = atBlock ? atBlock.token_holders_count : token.holders_count;
   const at = block === null ? '' : ` at block ${block}`;
+  // with one id listed, the token's counts are still of all its ids: said so
+  const allIds = tokenId === null ? '' : ' (all IDs)';
+  const supply = supplyNow === null ? 'unknown' : formatUnits(supplyNow, decimals);
   const fact = (label: string, value: string) => h('div', {}, h('dt', {}, label), h('dd', {}, value));
   return h(
     'div',
@@ -144,8 +169,9 @@ function tokenSummary(token: Token, decimals: number | null, block: string | nul
       'dl',
       {},
       fact('Type', token.type),
-      fact(`Holders${at}`, formatInteger(BigInt(holders))),
-      fact(`Total supply${atBlock?.total_supply !== undefined ? at : ''}`, supply),
+      ...(tokenId === null ? [] : [fact('Token ID', tokenId)]),
+      fact(`Holders${allIds}${at}`, formatInteger(BigInt(holders))),
+      fact(`Total supply${allIds}${atBlock?.total_supply !== undefined ? at : ''}`, supply),
       fact('Decimals', token.decimals ?? '—'),
     ),
   );

@@ -125,30 +125,45 @@ searchForm.addEventListener('submit', (event) => {
   else location.hash = next;
 });
 
-// a holders search may name a past block: #/holders/<chain>/<token>/at/<block>
-function parseRoute(): { mode: Mode; chainId: number; hash: string; block: string | null } | null {
-  const m = /^#\/(holders|blocks)\/([1-9][0-9]*)\/(0x[0-9a-fA-F]{40})(?:\/at\/(0|[1-9][0-9]{0,15}))?$/.exec(location.hash);
-  if (!m || (m[4] !== undefined && m[1] !== 'holders')) return null;
-  return { mode: m[1] as Mode, chainId: Number(m[2]), hash: m[3]!, block: m[4] ?? null };
+// a holders search may name one ERC-1155 token id and a past block:
+// #/holders/<chain>/<token>[/id/<token id>][/at/<block>]
+function parseRoute(): { mode: Mode; chainId: number; hash: string; tokenId: string | null; block: string | null } | null {
+  const m = /^#\/(holders|blocks)\/([1-9][0-9]*)\/(0x[0-9a-fA-F]{40})(?:\/id\/(0|[1-9][0-9]{0,77}))?(?:\/at\/(0|[1-9][0-9]{0,15}))?$/.exec(location.hash);
+  if (!m || ((m[4] !== undefined || m[5] !== undefined) && m[1] !== 'holders')) return null;
+  if (m[4] !== undefined && BigInt(m[4]) > MAX_UINT256) return null;
+  return { mode: m[1] as Mode, chainId: Number(m[2]), hash: m[3]!, tokenId: m[4] ?? null, block: m[5] ?? null };
 }
 
-// "At block": the same search at a past block (empty: today's list)
+const MAX_UINT256 = 2n ** 256n - 1n;
+
+/** Digits as typed, leading zeros allowed (00012 is 12): one spelling, '' for none; null if not digits. */
+function typedNumber(input: string): string | null {
+  const typed = byId<HTMLInputElement>(input).value.trim();
+  if (typed === '') return '';
+  return /^[0-9]+$/.test(typed) ? BigInt(typed).toString() : null;
+}
+
+// "Token ID" (ERC-1155) and "At block": the same search for one id, at a past block (empty: all
+// ids, today's list)
 byId<HTMLFormElement>('holders-at').addEventListener('submit', (event) => {
   event.preventDefault();
   const r = parseRoute();
   if (!r) return;
-  const typed = byId<HTMLInputElement>('holders-block').value.trim();
-  // digits as typed, leading zeros allowed (00012 is block 12); the route keeps one spelling
-  if (typed !== '' && !/^[0-9]+$/.test(typed)) {
+  const block = typedNumber('holders-block');
+  if (block === null) {
     say('Enter a block number, or leave the field empty for the latest balances.', 'error');
     return;
   }
-  const block = typed === '' ? '' : BigInt(typed).toString();
   if (BigInt(block === '' ? 0 : block) > BigInt(Number.MAX_SAFE_INTEGER)) {
     say(`Block ${block} is beyond any chain's height.`, 'error');
     return;
   }
-  const next = `#/holders/${r.chainId}/${r.hash}${block === '' ? '' : `/at/${block}`}`;
+  const tokenId = byId('holders-id-field').hidden ? '' : typedNumber('holders-token-id');
+  if (tokenId === null || (tokenId !== '' && BigInt(tokenId) > MAX_UINT256)) {
+    say('Enter a token ID (a whole number below 2^256), or leave the field empty for every ID.', 'error');
+    return;
+  }
+  const next = `#/holders/${r.chainId}/${r.hash}${tokenId === '' ? '' : `/id/${tokenId}`}${block === '' ? '' : `/at/${block}`}`;
   if (location.hash === next) void route();
   else location.hash = next;
 });
@@ -166,6 +181,7 @@ async function route(): Promise<void> {
   setMode(r.mode);
   hashInput.value = r.hash;
   byId<HTMLInputElement>('holders-block').value = r.block ?? '';
+  byId<HTMLInputElement>('holders-token-id').value = r.tokenId ?? '';
   const served = [...chainSelect.options].some((o) => o.value === String(r.chainId));
   if (served) chainSelect.value = String(r.chainId);
   sections.holders.hidden = r.mode !== 'holders';
@@ -183,7 +199,7 @@ async function route(): Promise<void> {
   const section = sections[r.mode];
   section.setAttribute('aria-busy', 'true');
   try {
-    if (r.mode === 'holders') await views.holders.open(r.chainId, r.hash, controller.signal, r.block);
+    if (r.mode === 'holders') await views.holders.open(r.chainId, r.hash, controller.signal, { block: r.block, tokenId: r.tokenId });
     else await views.blocks.open(r.chainId, r.hash, controller.signal);
   } finally {
     if (current === controller) section.setAttribute('aria-busy', 'false');
