@@ -181,7 +181,7 @@ export type EvmBlockRow = Omit<BlockRow, 'chainFields'>;
 export function buildBlockRow(
   block: RpcBlock,
   receipts: readonly RpcReceipt[],
-  traces: BlockTraceSummary | null,
+  traces: Pick<BlockTraceSummary, 'rewards' | 'internalTransactionsCount'> | null,
   options: BlockRowOptions,
 ): EvmBlockRow {
   const header = blockHeaderFields(block);

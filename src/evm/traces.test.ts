@@ -3,7 +3,7 @@ import { fixtureResult, startReplayServer, type ReplayServer, type ReplayServerO
 import type { Reward } from '../db/model/block.js';
 import { createRpcClient } from '../rpc/client.js';
 import type { RpcCallFrame, RpcTraceBlockEntry } from '../rpc/types.js';
-import { detectTraceMethod, fetchBlockTraceSummary, summarizeCallTraces, summarizeTraceBlock } from './traces.js';
+import { detectTraceMethod, fetchBlockTraceSummary, summarizeCallTraces, summarizeTraceBlock, tracesMismatch } from './traces.js';
 
 const ETH = 10n ** 18n;
 const traceFile = (block: number) => `ethereum-mainnet-rewards/trace_block-${block}.json`;
@@ -62,7 +62,7 @@ describe('summarizeTraceBlock on recorded trace_block output (README amounts)', 
   });
 
   it('15,538,011 (after the merge): no reward traces', () => {
-    expect(summaryOf(15_538_011)).toEqual({ rewards: null, internalTransactionsCount: 0 });
+    expect(summaryOf(15_538_011)).toMatchObject({ rewards: null, internalTransactionsCount: 0 });
   });
 
   it('sums two uncle rewards of one miner into one entry', () => {
@@ -77,6 +77,30 @@ describe('summarizeTraceBlock on recorded trace_block output (README amounts)', 
   });
 });
 
+describe('tracesMismatch: an answer that is not the whole of this block', () => {
+  it.each([4_417_196, 6_452_018, 15_537_393])('block %i: the recorded answer is its block, a short or foreign one is not', (number) => {
+    const entries = fixtureResult<RpcTraceBlockEntry[]>(traceFile(number));
+    // the block's own facts, from the recording: every transaction has its top-level trace
+    const hash = entries[0]!.blockHash!.toLowerCase() as `0x${string}`;
+    const transactions = new Set(entries.filter((e) => e.type !== 'reward').map((e) => e.transactionHash)).size;
+    expect(transactions).toBeGreaterThan(0);
+    const summary = summarizeTraceBlock(entries);
+    expect(summary.transactionTraces).toBe(transactions);
+    expect(tracesMismatch(summary, { hash, transactions })).toBeNull();
+    // a backend that has not reached the block answers []; one on a sibling names another hash
+    expect(tracesMismatch(summarizeTraceBlock([]), { hash, transactions })).toBe(`0 of the block's ${transactions} transactions traced`);
+    expect(tracesMismatch(summarizeTraceBlock(entries.slice(1).filter((e) => e.transactionHash !== entries[0]!.transactionHash)), { hash, transactions })).toMatch(/transactions traced/);
+    const sibling = `0x${'ab'.repeat(32)}` as const;
+    expect(tracesMismatch(summary, { hash: sibling, transactions })).toBe(`traces of block ${hash}, not ${sibling}`);
+  });
+
+  it('an empty block, and the callTracer (no hashes), by their count alone', () => {
+    expect(tracesMismatch(summarizeTraceBlock([]), { hash: `0x${'01'.repeat(32)}`, transactions: 0 })).toBeNull();
+    expect(tracesMismatch(summarizeCallTraces(callTracerOutput), { hash: `0x${'01'.repeat(32)}`, transactions: 3 })).toBeNull();
+    expect(tracesMismatch(summarizeCallTraces(callTracerOutput.slice(1)), { hash: `0x${'01'.repeat(32)}`, transactions: 3 })).toMatch(/2 of the block's 3/);
+  });
+});
+
 // No debug_traceBlockByNumber recording exists in the fixtures; this is geth's callTracer shape.
 const callTracerOutput: { txHash: string; result: RpcCallFrame }[] = [
   { txHash: '0x01', result: { type: 'CALL', calls: [{ type: 'STATICCALL' }, { type: 'DELEGATECALL', calls: [{ type: 'CALL' }] }] } },
@@ -86,11 +110,11 @@ const callTracerOutput: { txHash: string; result: RpcCallFrame }[] = [
 
 describe('summarizeCallTraces', () => {
   it('counts nested frames and top-level creations', () => {
-    expect(summarizeCallTraces(callTracerOutput)).toEqual({ rewards: null, internalTransactionsCount: 4 });
+    expect(summarizeCallTraces(callTracerOutput)).toMatchObject({ rewards: null, internalTransactionsCount: 4 });
   });
 
   it('gives an unknown count when a transaction failed to trace', () => {
-    expect(summarizeCallTraces([{ txHash: '0x01', error: 'execution timeout' }])).toEqual({ rewards: null, internalTransactionsCount: null });
+    expect(summarizeCallTraces([{ txHash: '0x01', error: 'execution timeout' }])).toMatchObject({ rewards: null, internalTransactionsCount: null });
   });
 });
 
@@ -120,8 +144,8 @@ describe('fetchBlockTraceSummary against a node', () => {
       handlers: { debug_traceBlockByNumber: () => callTracerOutput },
     });
     expect(await detectTraceMethod(rpc, 1n)).toBe('debug_traceBlockByNumber');
-    expect(await fetchBlockTraceSummary(rpc, 1n)).toEqual({ rewards: null, internalTransactionsCount: 4 });
-    expect(await fetchBlockTraceSummary(rpc, 2n)).toEqual({ rewards: null, internalTransactionsCount: 4 });
+    expect(await fetchBlockTraceSummary(rpc, 1n)).toMatchObject({ rewards: null, internalTransactionsCount: 4 });
+    expect(await fetchBlockTraceSummary(rpc, 2n)).toMatchObject({ rewards: null, internalTransactionsCount: 4 });
     expect(server.callCount('trace_block')).toBe(1);
   });
 

@@ -2,7 +2,10 @@ import type { ChainConfig } from '../config/config.js';
 import { ensRegistryFor } from '../config/ens.js';
 import type { RpcClient } from '../rpc/client.js';
 import { fetchBlockWithReceipts, supportsBlockReceipts } from '../evm/fetch-blocks.js';
-import { detectTraceMethod, fetchBlockTraceSummary } from '../evm/traces.js';
+import { detectTraceMethod, fetchBlockTraceSummary, tracesMismatch, type BlockTraceSummary } from '../evm/traces.js';
+import type { RpcBlock } from '../rpc/types.js';
+import { RequestAbortedError } from '../rpc/errors.js';
+import { sleep } from '../rpc/backoff.js';
 import { fetchUncles } from '../evm/uncles.js';
 import { digestBlock, type DigestedBlock } from './transform.js';
 import { WrappedNativeTokens } from './wrapped-native.js';
@@ -43,14 +46,11 @@ export class BlockFetcher {
     // trace call of the window was sent before the first block's, spending the rate on them.
     const [useTraces] = await this.probe(number);
     // traces are asked beside the block, in the same tick, so they share its batch
-    const [fetched, traces] = await Promise.all([
-      fetchBlockWithReceipts(this.rpc, number, {
-        signal,
-        pollIntervalMs: this.chain.pollIntervalMs,
-        maxWaitMs: Math.max(this.chain.pollIntervalMs * 5, 2_000),
-      }),
+    const [fetched, firstTraces] = await Promise.all([
+      fetchBlockWithReceipts(this.rpc, number, { signal, pollIntervalMs: this.chain.pollIntervalMs, maxWaitMs: this.maxWaitMs }),
       useTraces ? fetchBlockTraceSummary(this.rpc, number, { signal }) : null,
     ]);
+    const traces = firstTraces === null ? null : await this.tracesOfBlock(fetched.block, firstTraces, signal);
     const uncles = await fetchUncles(this.rpc, fetched.block, { signal });
     // before the block is handed over: its transform must know the wrapped tokens it emits
     await this.wrapped.learnFrom(fetched.receipts.flatMap((r) => r.logs), number);
@@ -58,6 +58,38 @@ export class BlockFetcher {
       { ...fetched, traces, uncles },
       { chainId: this.chain.chainId, wrappedNativeTokens: this.wrapped.set, ensRegistry: ensRegistryFor(this.chain.chainId, this.chain.ens) },
     );
+  }
+
+  /** how long a block, its receipts or its traces are asked again before the answer stands */
+  private get maxWaitMs(): number {
+    return Math.max(this.chain.pollIntervalMs * 5, 2_000);
+  }
+
+  /**
+   * The traces of this very block: an answer that is not (evm/traces.ts tracesMismatch: a
+   * provider's backend behind or on a sibling) is asked again, as a block's receipts are; one
+   * that stays so past the wait is kept without its counts (unknown, not wrong), and said so.
+   */
+  private async tracesOfBlock(block: RpcBlock, first: BlockTraceSummary, signal: AbortSignal): Promise<BlockTraceSummary> {
+    const number = BigInt(block.number);
+    const facts = { hash: block.hash, transactions: block.transactions.length };
+    const started = Date.now();
+    for (let traces = first, attempt = 1; ; attempt++) {
+      const problem = tracesMismatch(traces, facts);
+      if (problem === null) return traces;
+      const log = { chainId: this.chain.chainId, block: number.toString(), attempt, problem };
+      if (Date.now() - started + this.chain.pollIntervalMs > this.maxWaitMs) {
+        this.logger.warn(log, 'block traces never matched the block; its internal transaction count and rewards are left unknown');
+        return { ...traces, rewards: null, internalTransactionsCount: null };
+      }
+      this.logger.warn(log, 'block traces do not match the block; asking again');
+      try {
+        await sleep(this.chain.pollIntervalMs, signal);
+      } catch (reason) {
+        throw new RequestAbortedError(`tracing block ${number}: aborted`, { cause: reason });
+      }
+      traces = (await fetchBlockTraceSummary(this.rpc, number, { signal }))!;
+    }
   }
 
   /** Detected once per chain; blocks fetched concurrently share the one probe. */

@@ -1,14 +1,18 @@
 /** That the node serves the chain the index holds: checked at start and when no block is shared. */
 import { ConfigError } from '../config/config.js';
 import type { RpcClient } from '../rpc/client.js';
-import { RequestAbortedError, RetriesExhaustedError } from '../rpc/errors.js';
+import { MethodNotSupportedError, RequestAbortedError, RetriesExhaustedError, RpcResponseError } from '../rpc/errors.js';
+import { sleep } from '../rpc/backoff.js';
 
 /**
  * At start, every RPC URL that answers must serve the configured chain (a URL that does not
  * answer now is asked before its first use, and set aside if it serves another). When none
- * answers, this waits out the outage as any call does.
+ * answers, this waits out the outage as any call does; a JSON-RPC error in place of the answer
+ * (a provider's backend that is starting, "header not found") is asked again after `pauseMs`,
+ * doubling to a minute: it says nothing of the URL (L2-provider review: one such answer ended
+ * the process).
  */
-export async function verifyChainId(rpc: RpcClient, expected: number): Promise<void> {
+export async function verifyChainId(rpc: RpcClient, expected: number, pauseMs = 1_000): Promise<void> {
   const served = await rpc.urlChainIds();
   const wrong = served.filter((s) => s.chainId !== null && s.chainId !== expected);
   if (wrong.length > 0) {
@@ -17,11 +21,19 @@ export async function verifyChainId(rpc: RpcClient, expected: number): Promise<v
   if (served.every((s) => s.chainId === null)) {
     // waits out an outage; the URL that answers is asked on the way. A refusal no retry cures
     // (a wrong path: HTTP 404) names the chain and its URLs
-    await rpc.getChainId().catch((error: unknown) => {
-      if (error instanceof RetriesExhaustedError || error instanceof RequestAbortedError) throw error;
-      throw new ConfigError(`chain ${expected}: ${served.map((s) => s.url).join(', ')} did not say which chain ${served.length > 1 ? 'they serve' : 'it serves'}: ${error instanceof Error ? error.message : String(error)}`);
-    });
-    await verifyChainId(rpc, expected);
+    const answered = await rpc.getChainId().then(
+      () => true,
+      (error: unknown) => {
+        if (error instanceof RetriesExhaustedError || error instanceof RequestAbortedError) throw error;
+        if (error instanceof RpcResponseError && !(error instanceof MethodNotSupportedError)) {
+          rpc.logger.warn({ chainId: expected, err: error.message, retryInMs: pauseMs }, 'the node answered eth_chainId with an error; asking again');
+          return false;
+        }
+        throw new ConfigError(`chain ${expected}: ${served.map((s) => s.url).join(', ')} did not say which chain ${served.length > 1 ? 'they serve' : 'it serves'}: ${error instanceof Error ? error.message : String(error)}`);
+      },
+    );
+    if (!answered) await sleep(pauseMs);
+    await verifyChainId(rpc, expected, answered ? pauseMs : Math.min(pauseMs * 2, 60_000));
   }
 }
 

@@ -50,6 +50,16 @@ describe('classifyFailure', () => {
     expect((timeout as RpcTransportError).timedOut).toBe(true);
   });
 
+  it.each([
+    [-32000, 'header not found'],
+    [-32000, 'unknown block'],
+    [-32001, 'Block not found'],
+    [-32000, 'block 0x1a2b not available yet'],
+  ])('retries a node that has not reached the block yet (%s %s): a load-balanced backend behind the others', (code, message) => {
+    for (const method of ['eth_getBlockReceipts', 'trace_block', 'eth_call']) expect(classifyFailure(rpcError(code, message), method).kind).toBe('transient');
+    expect(toRpcError(rpcError(code, message), 'trace_block')).toBeInstanceOf(RpcTransportError);
+  });
+
   it('does not retry refusals that retrying cannot cure', () => {
     expect(toRpcError(httpError(401), 'eth_call')).toBeInstanceOf(RpcHttpError);
     expect(classifyFailure(httpError(413)).kind).toBe('response-too-large');

@@ -123,6 +123,12 @@ export function parseRetryAfter(value: string | null | undefined, now = Date.now
  */
 export const EXECUTION_FAILURE_MESSAGE =
   /revert|out of gas|OutOfGas|invalid opcode|InvalidFEOpcode|stack (?:over|under)flow|StackOverflow|StackUnderflow|gas required exceeds|exceeds block gas limit/i;
+/**
+ * A node that has not reached the block asked about (a load-balanced provider's backend a few
+ * blocks behind): geth's "header not found", Erigon's and Nethermind's wordings. Another backend,
+ * or the same one a moment later, has it.
+ */
+const NOT_REACHED_MESSAGE = /header not found|unknown block|block not found|could not find block|block (?:#?\d+ |0x[0-9a-f]+ )?(?:is )?not (?:found|available|yet available)/i;
 const RATE_LIMIT_MESSAGE = /rate.?limit|too many requests|request limit|exceeded .*(capacity|quota|credits|compute units)|throughput|per second/i;
 const METHOD_UNSUPPORTED_MESSAGE =
   /method .*(not found|does not exist|is not available|not supported|unsupported|not allowed|not whitelisted|disabled)|(not|un)supported method|unknown method|method not found|no such method|not implemented/i;
@@ -220,6 +226,7 @@ export function classifyFailure(error: unknown, method?: string): FailureClassif
     if ([429, -32005, -32007, -32603].includes(facts.rpcCode) || RATE_LIMIT_MESSAGE.test(message)) {
       return { kind: 'transient', retryAfterMs };
     }
+    if (NOT_REACHED_MESSAGE.test(message)) return { kind: 'transient', retryAfterMs };
     if (facts.status === null || facts.status < 400) return { kind: 'rpc-error', retryAfterMs: null };
   }
   if (facts.status !== null) {

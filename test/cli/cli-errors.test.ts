@@ -158,6 +158,32 @@ describe('a node that hangs at start', () => {
       hung.close();
     }
   }, 120_000);
+
+  // L2-provider review: `start` kept its API port closed for minutes while the node hung, so
+  // what was indexed went unserved and a liveness probe would have restarted it in a loop
+  it('leaves the API of `start` answering (/health, and 503 while no chain is known) while it waits for the node', async () => {
+    const hung = createServer(() => undefined);
+    await new Promise<void>((r) => hung.listen(0, '127.0.0.1', r));
+    const port = await freePort();
+    const dir = cwd();
+    const start = startCli(['start', '--chain', `31337=http://127.0.0.1:${(hung.address() as AddressInfo).port}`, '--port', String(port)], {
+      cwd: dir,
+      env: { EXPLORER_DATA_DIR: join(dir, 'data') },
+    });
+    try {
+      const deadline = Date.now() + 60_000;
+      let status = 0;
+      while (status === 0 && Date.now() < deadline && start.child.exitCode === null) {
+        status = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.status, () => 0);
+        if (status === 0) await new Promise((r) => setTimeout(r, 250));
+      }
+      // the node has not said which chain it serves, so none is registered yet: unavailable, said by a listening server
+      expect([status, start.child.exitCode], start.stderr()).toEqual([503, null]);
+    } finally {
+      await start.stop();
+      hung.close();
+    }
+  }, 120_000);
 });
 
 describe('settings reach the commands that use them', () => {

@@ -2,7 +2,7 @@
  * The indexer (pipeline and enrichment, in-process, with its own RPC client) reading a real
  * node through a proxy that injects every fault hosted providers produce — hangs, 429 with and
  * without Retry-After, 500/502/503, resets, truncated and malformed JSON, mixed-up ids, null
- * blocks — at RELIABILITY_FAULT_RATE (default 15%) of the HTTP requests. It must end equal to the
+ * blocks, a backend behind the others ("header not found", `[]` for a block's traces) — at RELIABILITY_FAULT_RATE (default 15%) of the HTTP requests. It must end equal to the
  * node (balances, holder counts, supplies, blocks, token metadata, contract flags), every kind
  * must have been injected, and its log must say what it retried and why. The pipeline never
  * calls eth_getLogs (receipts carry the logs), so range refusals are exercised on fetchLogs.
@@ -54,6 +54,9 @@ const EVIDENCE: Record<FaultKind, { msgs: string[]; reason?: RegExp }> = {
   wrongIds: { msgs: ['RPC batch answered out of order; asking again'] },
   nullBlock: { msgs: ['refetching block', 'node does not have the block yet'] },
   rangeTooLarge: { msgs: ['eth_getLogs refused the range; splitting'] },
+  // a backend behind the others: its [] is asked again, not stored as "no internal transactions"
+  emptyTraces: { msgs: ['block traces do not match the block; asking again'] },
+  headerNotFound: { msgs: RETRIED, reason: /header not found/ },
 };
 
 // a retry is logged once at warn level (the failed batch's other calls repeat it at debug)

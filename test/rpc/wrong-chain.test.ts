@@ -74,6 +74,36 @@ describe('RPC URLs serving another chain', () => {
     }
   });
 
+  it('at start, a JSON-RPC error in place of the chain id is asked again, not the end of the process (a provider backend starting)', async () => {
+    // the node's own answer once the backend is up; errors before that
+    let asked = 0;
+    const flaky = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        const parsed = JSON.parse(body) as { id: number; method: string } | Array<{ id: number; method: string }>;
+        const calls = Array.isArray(parsed) ? parsed : [parsed];
+        const answers = calls.map((call) => {
+          asked += call.method === 'eth_chainId' ? 1 : 0;
+          const answer = asked <= 2 ? { error: { code: -32000, message: 'no backend is serving this request' } } : { result: `0x${CHAIN.toString(16)}` };
+          return { jsonrpc: '2.0', id: call.id, ...answer };
+        });
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(Array.isArray(parsed) ? answers : answers[0]));
+      });
+    });
+    await new Promise<void>((r) => flaky.listen(0, '127.0.0.1', r));
+    const { lines, logger } = recordingLogger();
+    const rpc = client([`http://127.0.0.1:${(flaky.address() as AddressInfo).port}`], logger);
+    try {
+      await verifyChainId(rpc, CHAIN, 10);
+      expect(asked).toBeGreaterThanOrEqual(3);
+      expect(lines.filter((l) => l.msg === 'the node answered eth_chainId with an error; asking again').length).toBeGreaterThanOrEqual(1);
+    } finally {
+      rpc.close();
+      flaky.close();
+    }
+  });
+
   it('a URL down at start is asked before its first use, and one serving another chain is never used', async () => {
     const { lines, logger } = recordingLogger();
     const rpc = client([wrong.url, DOWN, right.url], logger);

@@ -30,6 +30,10 @@ export const FAULT_KINDS = [
   'nullBlock',
   /** JSON-RPC error for eth_getLogs; also applied deterministically above `maxLogRange` blocks. */
   'rangeTooLarge',
+  /** `[]` for a trace_block the node answered with traces: a load-balanced backend that has not reached the block. */
+  'emptyTraces',
+  /** `-32000 header not found` for a call about a numbered block (its block, receipts or traces), as geth behind the others says. */
+  'headerNotFound',
 ] as const;
 
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -95,8 +99,9 @@ export interface FaultProxy {
   url: string;
   port: number;
   /**
-   * Injections so far. HTTP-level kinds count requests; 'nullBlock' and 'rangeTooLarge' count the
-   * JSON-RPC calls they answered, since one batch can hold several.
+   * Injections so far. HTTP-level kinds count requests; 'nullBlock', 'rangeTooLarge',
+   * 'emptyTraces' and 'headerNotFound' count the JSON-RPC calls they answered, since one batch can
+   * hold several ('emptyTraces' only where the node's answer had traces).
    */
   stats(): FaultStats;
   resetStats(): void;
@@ -111,6 +116,7 @@ export interface FaultProxy {
   /**
    * Applies `kind` to the next `times` eligible requests regardless of rate: for 'nullBlock' a
    * request with eth_getBlockByNumber(<number>), for 'rangeTooLarge' one with eth_getLogs, for
+   * 'emptyTraces' one with trace_block, for 'headerNotFound' one about a numbered block, for
    * 'wrongIds' a batch, any request otherwise. Works while paused.
    */
   injectNext(kind: FaultKind, times?: number): void;
@@ -147,8 +153,14 @@ const HTTP_ERRORS: Partial<Record<FaultKind, { status: number; body: string }>> 
 };
 
 function isNumberedBlockCall(call: RpcCall): boolean {
-  const tag = call.params?.[0];
-  return call.method === 'eth_getBlockByNumber' && typeof tag === 'string' && /^0x[0-9a-f]+$/i.test(tag);
+  return call.method === 'eth_getBlockByNumber' && isNumbered(call.params?.[0]);
+}
+
+const isNumbered = (tag: unknown) => typeof tag === 'string' && /^0x[0-9a-f]+$/i.test(tag);
+
+/** A call about one numbered block that a node behind the others cannot answer yet. */
+function isAboutNumberedBlock(call: RpcCall): boolean {
+  return ['eth_getBlockByNumber', 'eth_getBlockReceipts', 'trace_block', 'debug_traceBlockByNumber'].includes(call.method ?? '') && isNumbered(call.params?.[0]);
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -205,8 +217,10 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
 
   const eligible = (kind: FaultKind, calls: RpcCall[] | undefined): boolean => {
     // Faults that rewrite JSON-RPC entries need a parsed JSON-RPC request.
-    if (!calls) return !['wrongIds', 'nullBlock', 'rangeTooLarge'].includes(kind);
+    if (!calls) return !['wrongIds', 'nullBlock', 'rangeTooLarge', 'emptyTraces', 'headerNotFound'].includes(kind);
     if (kind === 'nullBlock') return calls.some(isNumberedBlockCall);
+    if (kind === 'emptyTraces') return calls.some((c) => c.method === 'trace_block');
+    if (kind === 'headerNotFound') return calls.some(isAboutNumberedBlock);
     if (kind === 'rangeTooLarge') return calls.some((c) => c.method === 'eth_getLogs');
     // A single answer with a foreign id is a different fault (a mismatched id) from a shuffled batch.
     if (kind === 'wrongIds') return calls.length > 1;
@@ -272,8 +286,12 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
    */
   const answerRpc = async (req: IncomingMessage, calls: RpcCall[], isBatch: boolean, fault: FaultKind | undefined) => {
     const local = new Map<number, RpcAnswer>();
+    const notReached = fault === 'headerNotFound' ? calls.findIndex(isAboutNumberedBlock) : -1;
     for (const [i, call] of calls.entries()) {
-      if (fault === 'nullBlock' && isNumberedBlockCall(call)) {
+      if (i === notReached) {
+        local.set(i, { jsonrpc: '2.0', id: call.id ?? null, error: { code: -32000, message: 'header not found' } });
+        stats.headerNotFound++;
+      } else if (fault === 'nullBlock' && isNumberedBlockCall(call)) {
         local.set(i, { jsonrpc: '2.0', id: call.id ?? null, result: null });
         stats.nullBlock++;
       } else if (call.method === 'eth_getLogs' && (fault === 'rangeTooLarge' || (await exceedsRange(call)))) {
@@ -282,7 +300,7 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
       }
     }
     const breaks = (call: RpcCall) => brokenParent !== undefined && isNumberedBlockCall(call) && BigInt(call.params![0] as string) === BigInt(brokenParent);
-    const rewrite = calls.some(breaks);
+    const rewrite = calls.some(breaks) || fault === 'emptyTraces';
     const remote = calls.filter((_, i) => !local.has(i));
     let upstream: { status: number; contentType: string; text: string } | undefined;
     let remoteAnswers: RpcAnswer[] = [];
@@ -301,6 +319,12 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
       if (breaks(call) && block) {
         answers[i] = { ...answers[i]!, result: { ...block, parentHash: FOREIGN_PARENT } };
         stats.brokenParent++;
+      }
+      // counted only where it changed the answer: `[]` is a block without transactions' true one
+      const traces = answers[i]!.result;
+      if (fault === 'emptyTraces' && call.method === 'trace_block' && Array.isArray(traces) && traces.length > 0) {
+        answers[i] = { ...answers[i]!, result: [] };
+        stats.emptyTraces++;
       }
     }
     return { status: 200, contentType: 'application/json', text: JSON.stringify(isBatch ? answers : answers[0]) };

@@ -85,7 +85,10 @@ export function chainHealth(c: ChainStatus, limits: HealthThresholds, now = Date
     status: reasons.length === 0 ? 'ok' : 'degraded',
     indexed_block: asNumber(c.indexedBlock),
     head_block: asNumber(c.headBlock),
-    lag: asNumber(lag),
+    // on a working chain a head below the index is a reorg being rolled back, or a provider's
+    // backend behind the one that gave the blocks: 0 blocks behind, not a negative count for
+    // dashboards to chart (L2-provider review); a failing chain keeps the figure its reason explains
+    lag: asNumber(lag !== null && lag < 0n && c.failingSince === null ? 0n : lag),
     polled_at: c.polledAt === null ? null : new Date(c.polledAt).toISOString(),
     reasons,
     backfilling: c.backfilling,

@@ -173,7 +173,9 @@ export function startCommand(): Command {
   ).action(async (flags: ConfigFlags) => {
       const info: DemoInfo[] = [];
       const demo = loadConfig(flags).chains.length === 0;
-      await runRoles(flags, [...(demo ? [demoRole(info, flags)] : []), indexerRole, apiRole, bannerRole(info)]);
+      // the API first: what is indexed is served (and /health answers) while a node that hangs
+      // or refuses at start is waited for (L2-provider review: the port stayed closed for minutes)
+      await runRoles(flags, [...(demo ? [demoRole(info, flags)] : []), apiRole, indexerRole, bannerRole(info)]);
     });
 }
 
