@@ -8,9 +8,17 @@ import { RpcError } from '../rpc/errors.js';
  * failing (and why: the database, the node, or our own fault) or well. The database may be what
  * fails: then nothing is recorded, and /health sees the heartbeat stop.
  */
+/**
+ * How often a working indexer clears a failure it did not record itself: a frozen writer that
+ * resumed after another took the chain over records its last failed step, and nothing else
+ * would clear it (upgrade review: /health 503 on every replica for 7.5 min, until a restart).
+ */
+export const FOREIGN_FAILURE_CHECK_MS = 10_000;
+
 export class StepStatus {
   /** whether the database may say this chain is failing (unknown at start: a previous run may have said so) */
   private failureRecorded = true;
+  private clearedAt = 0;
 
   constructor(
     private readonly db: Database,
@@ -28,10 +36,15 @@ export class StepStatus {
     }
   }
 
-  /** Clears a recorded failure once a step has gone through; costs nothing while all is well. */
-  async succeeded(): Promise<void> {
-    if (!this.failureRecorded) return;
+  /**
+   * Clears a recorded failure once a step has gone through; while all is well, costs one
+   * statement that writes nothing every FOREIGN_FAILURE_CHECK_MS, for a failure another process
+   * recorded.
+   */
+  async succeeded(now = Date.now()): Promise<void> {
+    if (!this.failureRecorded && now - this.clearedAt < FOREIGN_FAILURE_CHECK_MS) return;
     await clearIndexerFailure(this.db, this.chainId);
     this.failureRecorded = false;
+    this.clearedAt = now;
   }
 }

@@ -13,5 +13,5 @@ export async function recordIndexerFailure(db: Queryable, chainId: number, failu
 
 /** A step succeeded: the chain is no longer failing. */
 export async function clearIndexerFailure(db: Queryable, chainId: number): Promise<void> {
-  await db.query('UPDATE chains SET failing_since = NULL, failure = NULL WHERE chain_id = $1', [chainId]);
+  await db.query('UPDATE chains SET failing_since = NULL, failure = NULL WHERE chain_id = $1 AND failing_since IS NOT NULL', [chainId]);
 }
