@@ -43,6 +43,7 @@ import { adminRoutes } from './routes/admin.js';
 import { accountRoutes } from './routes/account.js';
 import { AccountIndex, privateAddressData } from './account/private-data.js';
 import { LoggedPaths, logSerializers } from './redact.js';
+import { ShutdownDrain } from './shutdown-drain.js';
 
 export interface ServerOptions {
   db: Database;
@@ -54,6 +55,8 @@ export interface ServerOptions {
   metrics?: MetricsRegistry;
   /** directory of the built web page served at `/`; web/dist beside the package when absent */
   webRoot?: string;
+  /** said draining by /health once the process is told to stop (`explorer serve`, `start`) */
+  drain?: ShutdownDrain;
 }
 
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
@@ -133,7 +136,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: DOCS_CSP });
 
   const registry = new Registry(db, options.api.restrictedAddresses);
-  healthRoute(app, registry, { maxLag: options.api.healthMaxLag, staleMs: options.api.healthStaleMs });
+  healthRoute(app, registry, { maxLag: options.api.healthMaxLag, staleMs: options.api.healthStaleMs }, options.drain ?? new ShutdownDrain());
   await webRoute(app, options.webRoot);
   // Built once: the routes do not change once the server is ready, and it is served without a key.
   let openApi: string | undefined;

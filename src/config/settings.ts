@@ -165,6 +165,10 @@ export const apiSettings = {
     key: 'keepAliveTimeoutMs', env: 'EXPLORER_KEEP_ALIVE_TIMEOUT_MS', default: 5_000, ...integer(1, 3_600_000),
     help: 'an idle keep-alive connection is closed after this long; behind a load balancer that reuses connections, set it above the balancer\'s idle timeout (65000 behind one that idles at 60 s)',
   }),
+  shutdownDrainMs: setting({
+    key: 'shutdownDrainMs', env: 'EXPLORER_SHUTDOWN_DRAIN_MS', default: 5_000, ...integer(0, 600_000),
+    help: 'on SIGTERM the API goes on serving while `/health` answers 503, until no request but `/health` has come for a second or this long has passed, then stops (time for a load balancer to take it out of rotation; SIGINT, a second signal or 0: stop at once)',
+  }),
   maxConnections: setting({
     key: 'maxConnections', env: 'EXPLORER_MAX_CONNECTIONS', default: 1_024, ...integer(1, 1_000_000),
     help: 'connections beyond this many are closed as they arrive',

@@ -3,6 +3,7 @@ import { DatabaseUnavailableError, type Database, type Queryable, type Session }
 import { sleep } from '../rpc/backoff.js';
 import { ConfigError } from '../config/setting.js';
 import type { Logger } from './logger.js';
+import { refuseNewerSchema } from '../db/migrate.js';
 
 /** how often a waiting writer asks again */
 const RETRY_MS = 2_000;
@@ -101,6 +102,8 @@ export async function takeWriterLock(db: Database, chainId: number, logger: Logg
       try {
         session ??= await db.openSession();
         if (await tryLock(session, chainId)) {
+          // (a newer version that migrated has taken this writer's token: it must not write on)
+          await refuseNewerSchema(session);
           await lease(session, leaseMs, chainId, logger);
           const token = randomUUID();
           await session.query(

@@ -114,6 +114,7 @@ const SAMPLES: Record<string, Sample> = {
   requestTimeoutMs: { env: '7000', file: 8_000, expect: { env: 7_000, file: 8_000, none: 10_000 }, read: (c) => c.api.requestTimeoutMs },
   headersTimeoutMs: { env: '2000', file: 3_000, expect: { env: 2_000, file: 3_000, none: 5_000 }, read: (c) => c.api.headersTimeoutMs },
   keepAliveTimeoutMs: { env: '65000', file: 1_000, expect: { env: 65_000, file: 1_000, none: 5_000 }, read: (c) => c.api.keepAliveTimeoutMs },
+  shutdownDrainMs: { env: '0', file: 30_000, expect: { env: 0, file: 30_000, none: 5_000 }, read: (c) => c.api.shutdownDrainMs },
   maxConnections: { env: '50', file: 60, expect: { env: 50, file: 60, none: 1_024 }, read: (c) => c.api.maxConnections },
   statementTimeoutMs: { env: '0', file: 2_500, expect: { env: 0, file: 2_500, none: 5_000 }, read: (c) => c.api.statementTimeoutMs },
 };

@@ -60,9 +60,21 @@ describe.runIf(await postgresAvailable())('migrations on PostgreSQL beside other
     await other.query('BEGIN');
     await other.query('SELECT count(*) FROM tokens');
     const waits: LockWait[] = [];
-    const migrating = migrate(db, migrations, { lockTimeoutMs: 300, onLockWait: (w) => waits.push(w) });
-    await expect.poll(() => waits.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+    const migrating = migrate(db, migrations, { onLockWait: (w) => waits.push(w) });
+    // A reader of the table queues behind the migration's lock request while an attempt waits:
+    // for the attempt's lock timeout at most (0.25 s, then 0.5, then 1 s each), never the
+    // statement timeout's 5 s (rolling-upgrade review: 4.99 s with 5-s attempts).
+    const readerWaits: number[] = [];
+    const readUntil = Date.now() + 6_000;
+    while (Date.now() < readUntil) {
+      const started = performance.now();
+      await db.query('SELECT count(*) FROM tokens');
+      readerWaits.push(performance.now() - started);
+    }
+    expect(waits.length).toBeGreaterThanOrEqual(3);
     expect(waits[0]!.sessions).toEqual([expect.objectContaining({ application: 'a long report', state: 'idle in transaction' })]);
+    expect(Math.max(...readerWaits)).toBeGreaterThan(200);
+    expect(Math.max(...readerWaits)).toBeLessThan(1_800);
     // between attempts the migration holds nothing: a reader of the table it alters is served
     await expect.poll(async () => (await db.query('SELECT count(*)::int AS n FROM token_balances'))[0], { timeout: 5_000 }).toEqual({ n: 0 });
     await other.query('COMMIT');

@@ -17,6 +17,8 @@ import { ensureChain } from '../../src/db/queries/chains.js';
 import { takeWriterLock, WriterLockLostError } from '../../src/indexer/writer-lock.js';
 import { rootSettings } from '../../src/config/settings.js';
 import { DatabaseUnavailableError, type Database } from '../../src/db/client.js';
+import { migrate, NewerDatabaseError } from '../../src/db/migrate.js';
+import { migrations } from '../../src/db/migrations/index.js';
 
 const quietLogger = { info: () => undefined, warn: () => undefined, debug: () => undefined, error: () => undefined };
 
@@ -172,6 +174,22 @@ describe.runIf(await postgresAvailable())('two `explorer index` processes on one
       expect(await second.query('SELECT indexed_block::text AS b FROM chains WHERE chain_id = $1', [CHAIN_ID])).toEqual([{ b: '7' }]);
       await secondLock.release();
       await first.release();
+    }), 60_000);
+
+  it('a writer running when a newer version migrates: its next commit is rolled back, and it cannot take the chain again', () =>
+    withTwoWriters(async ({ db, other, signal }) => {
+      const lock = (await takeWriterLock(db, CHAIN_ID, quietLogger, signal, LEASE_MS))!;
+      await lock.db.transaction(async (tx) => tx.query('UPDATE chains SET indexed_block = 3 WHERE chain_id = $1', [CHAIN_ID]));
+      // another process, of a version with one more migration, starts on this database
+      expect(await migrate(other, [...migrations, { id: '999_a_newer_version', sql: 'SELECT 1' }])).toEqual(['999_a_newer_version']);
+      const batch = lock.db.transaction(async (tx) => tx.query('UPDATE chains SET indexed_block = 4 WHERE chain_id = $1', [CHAIN_ID]));
+      await expect(batch).rejects.toBeInstanceOf(WriterLockLostError);
+      expect(await other.query('SELECT indexed_block::text AS b FROM chains WHERE chain_id = $1', [CHAIN_ID])).toEqual([{ b: '3' }]);
+      await lock.release();
+      // what the pipeline does on a lost lock (indexer/run.ts): take it again, refused by name
+      const again = await takeWriterLock(db, CHAIN_ID, quietLogger, signal, LEASE_MS).catch((error: unknown) => error);
+      expect(again).toBeInstanceOf(NewerDatabaseError);
+      expect((again as Error).message).toMatch(/migrations 999_a_newer_version/);
     }), 60_000);
 
   it('the lock outlives an idle-connection reaper (idle_session_timeout): its connection keeps talking', async () => {

@@ -5,6 +5,7 @@ import type { ChainStatus } from '../../db/queries/chains.js';
 import { StatementTimeoutError } from '../../db/client.js';
 import { isConnectionFailure, isPoolExhausted } from '../../db/unavailable.js';
 import { renderedAtMostEvery } from '../render-cache.js';
+import type { ShutdownDrain } from '../shutdown-drain.js';
 import { ChainHealth, Health, HealthQuery, chainIdsOf, type HealthBody } from '../schemas/health.js';
 
 export interface HealthThresholds {
@@ -113,6 +114,8 @@ const RECENT_READ_MS = 5_000;
 
 const unavailable = (reason: string): HealthBody => ({ status: 'unavailable', reasons: [reason], chains: [] });
 
+const DRAINING = unavailable('this server is shutting down (SIGTERM): it answers requests until they stop coming, then closes');
+
 /**
  * Why the database is not answering this process, from its last read of the chains; null when
  * it answers. A pool that gave no connection in time (every one busy with pages) is said apart
@@ -159,7 +162,7 @@ const missingChain = (chainId: number): Static<typeof ChainHealth> => ({
  * behind) or the database cannot be reached, so a load balancer takes the node out. It reads
  * only the registry's cached chain list, and one answer serves every request for a second.
  */
-export function healthRoute(app: FastifyInstance, registry: Registry, limits: HealthThresholds): void {
+export function healthRoute(app: FastifyInstance, registry: Registry, limits: HealthThresholds, drain: ShutdownDrain): void {
   const evaluate = async (): Promise<HealthBody> => {
     let read: RegistryRead;
     try {
@@ -182,13 +185,14 @@ export function healthRoute(app: FastifyInstance, registry: Registry, limits: He
       schema: {
         summary: 'Service and indexing status',
         description:
-          '200 when every chain (or every chain of `chain_id`) is served as it should be; 503 when one is degraded, when the database cannot be reached, or when no chain is indexed yet.',
+          '200 when every chain (or every chain of `chain_id`) is served as it should be; 503 when one is degraded, when the database cannot be reached, when no chain is indexed yet, or while the server drains before it stops.',
         tags: ['service'],
         querystring: HealthQuery,
         response: { 200: Health, 503: Health },
       },
     },
     async (request, reply) => {
+      if (drain.draining) return reply.code(503).send(DRAINING);
       const health = narrowed(await current(), chainIdsOf(request.query.chain_id));
       return reply.code(health.status === 'ok' ? 200 : 503).send(health);
     },

@@ -5,6 +5,7 @@ import type { Runtime } from '../runtime.js';
 import { settingOptions } from '../setting-options.js';
 import { bannerText, demoKey, type DemoInfo } from '../banner.js';
 import { countActiveApiKeys } from '../../db/queries/api-keys.js';
+import type { StopRequest } from './serve.js';
 
 // The roles' modules (the API, the indexer, the database, the devnet) are imported when a role
 // starts, not with the program: a usage or settings error, or --help, answers in a fraction of
@@ -12,13 +13,12 @@ import { countActiveApiKeys } from '../../db/queries/api-keys.js';
 
 export interface Role {
   /** starts the role; the returned function stops it */
-  (runtime: Runtime): Promise<() => Promise<void>>;
+  (runtime: Runtime): Promise<(stop: StopRequest) => Promise<void>>;
 }
 
 const apiRole: Role = async (rt) => {
   const { startApi } = await import('./serve.js');
-  const app = await startApi(rt);
-  return () => app.close();
+  return startApi(rt);
 };
 
 /** How long a chain kind's start-up check waits for its other nodes (a parent chain's) before leaving them to the indexer. */
@@ -97,6 +97,7 @@ async function ensurePortFree(host: string, port: number, flag = '--port'): Prom
 /**
  * Runs roles until SIGINT/SIGTERM, then stops them in reverse order and closes the database,
  * so an interrupted run leaves nothing half-written (each indexer batch is one transaction).
+ * The API drains on SIGTERM (serve.ts); a second signal cuts that short.
  */
 export async function runRoles(flags: ConfigFlags, roles: Role[]): Promise<void> {
   const config = loadConfig(flags);
@@ -108,19 +109,23 @@ export async function runRoles(flags: ConfigFlags, roles: Role[]): Promise<void>
   }
   const { openRuntime } = await import('../runtime.js');
   const rt = await openRuntime(config);
-  const stops: Array<() => Promise<void>> = [];
+  const stops: Array<(stop: StopRequest) => Promise<void>> = [];
+  const hurry = new AbortController();
   let stopping = false;
   const shutdown = async (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      hurry.abort();
+      return;
+    }
     stopping = true;
     rt.logger.info({ signal }, 'stopping');
-    for (const stop of stops.reverse()) await stop().catch((err: unknown) => rt.logger.error({ err }, 'stop failed'));
+    for (const stop of stops.reverse()) await stop({ signal, hurry: hurry.signal }).catch((err: unknown) => rt.logger.error({ err }, 'stop failed'));
     await rt.close();
     rt.logger.info({ signal }, 'stopped');
     process.exit(0);
   };
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
   for (const role of roles) stops.push(await role(rt));
 }
 
