@@ -8,12 +8,12 @@
  * it is polled until it appears, never skipped, since a skipped block would be a hole in the index.
  */
 import type { Hex } from '../db/rows.js';
-import { sleep } from '../rpc/backoff.js';
 import { receiptsMismatch } from './block-row.js';
 import { detectOnce } from '../rpc/capabilities.js';
 import pLimit from 'p-limit';
 import { isMethodNotSupported } from '../rpc/classify-failure.js';
-import { BlockNotAvailableError, RequestAbortedError } from '../rpc/errors.js';
+import { BlockNotAvailableError } from '../rpc/errors.js';
+import { askUntilRight, type Asked } from './ask-until-right.js';
 import type { BlockRef, RpcClient } from '../rpc/client.js';
 import type { RpcBlock, RpcReceipt } from '../rpc/types.js';
 
@@ -71,38 +71,30 @@ export async function fetchBlockWithReceipts(
   options: FetchBlocksOptions = {},
 ): Promise<BlockWithReceipts> {
   const { signal, pollIntervalMs = 1_000, maxWaitMs = Number.POSITIVE_INFINITY } = options;
-  const started = Date.now();
   const useBlockReceipts = await supportsBlockReceipts(rpc);
-  for (let attempt = 1; ; attempt++) {
+  const ask = async (): Promise<Asked<BlockWithReceipts>> => {
     // Block and block receipts are requested together so that they share one HTTP batch.
     const [block, blockReceipts] = await Promise.all([
       rpc.getBlock(blockNumber, true, { signal }),
       useBlockReceipts ? rpc.getBlockReceipts(blockNumber, { signal }) : null,
     ]);
-    let receipts: RpcReceipt[] | null;
-    let problem: string;
-    if (block === null) {
-      problem = 'block not available yet';
-    } else {
-      receipts = useBlockReceipts ? blockReceipts : await receiptsPerTransaction(rpc, block, signal);
-      if (receipts === null) {
-        problem = 'receipts not available yet';
-      } else {
-        // Block and receipts can straddle a reorg; fetching both again resolves it.
-        const mismatch = receiptsMismatch(block, receipts);
-        if (mismatch === null) return { block, receipts: byTransactionIndex(receipts) };
-        problem = mismatch;
-      }
-    }
-    const waited = Date.now() - started;
-    if (waited + pollIntervalMs > maxWaitMs) throw new BlockNotAvailableError(blockNumber, waited);
-    rpc.logger.debug({ chainId: rpc.chainId, block: blockNumber.toString(), attempt, problem }, 'refetching block');
-    try {
-      await sleep(pollIntervalMs, signal);
-    } catch (reason) {
-      throw new RequestAbortedError(`fetching block ${blockNumber}: aborted`, { cause: reason });
-    }
-  }
+    if (block === null) return { problem: 'block not available yet' };
+    const receipts = useBlockReceipts ? blockReceipts : await receiptsPerTransaction(rpc, block, signal);
+    if (receipts === null) return { problem: 'receipts not available yet' };
+    // Block and receipts can straddle a reorg; fetching both again resolves it.
+    const mismatch = receiptsMismatch(block, receipts);
+    return mismatch === null ? { right: { block, receipts: byTransactionIndex(receipts) } } : { problem: mismatch };
+  };
+  return askUntilRight(ask, {
+    signal,
+    pollIntervalMs,
+    maxWaitMs,
+    what: `fetching block ${blockNumber}`,
+    onRetry: (attempt, problem) => rpc.logger.debug({ chainId: rpc.chainId, block: blockNumber.toString(), attempt, problem }, 'refetching block'),
+    giveUp: (_problem, waited) => {
+      throw new BlockNotAvailableError(blockNumber, waited);
+    },
+  });
 }
 
 /** Blocks `from`..`to` inclusive, in ascending order. */

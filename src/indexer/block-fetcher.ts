@@ -4,8 +4,7 @@ import type { RpcClient } from '../rpc/client.js';
 import { fetchBlockWithReceipts, supportsBlockReceipts } from '../evm/fetch-blocks.js';
 import { detectTraceMethod, fetchBlockTraceSummary, tracesMismatch, type BlockTraceSummary } from '../evm/traces.js';
 import type { RpcBlock } from '../rpc/types.js';
-import { RequestAbortedError } from '../rpc/errors.js';
-import { sleep } from '../rpc/backoff.js';
+import { askUntilRight } from '../evm/ask-until-right.js';
 import { fetchUncles } from '../evm/uncles.js';
 import { digestBlock, type DigestedBlock } from './transform.js';
 import { WrappedNativeTokens } from './wrapped-native.js';
@@ -73,23 +72,26 @@ export class BlockFetcher {
   private async tracesOfBlock(block: RpcBlock, first: BlockTraceSummary, signal: AbortSignal): Promise<BlockTraceSummary> {
     const number = BigInt(block.number);
     const facts = { hash: block.hash, transactions: block.transactions.length };
-    const started = Date.now();
-    for (let traces = first, attempt = 1; ; attempt++) {
-      const problem = tracesMismatch(traces, facts);
-      if (problem === null) return traces;
-      const log = { chainId: this.chain.chainId, block: number.toString(), attempt, problem };
-      if (Date.now() - started + this.chain.pollIntervalMs > this.maxWaitMs) {
-        this.logger.warn(log, 'block traces never matched the block; its internal transaction count and rewards are left unknown');
-        return { ...traces, rewards: null, internalTransactionsCount: null };
-      }
-      this.logger.warn(log, 'block traces do not match the block; asking again');
-      try {
-        await sleep(this.chain.pollIntervalMs, signal);
-      } catch (reason) {
-        throw new RequestAbortedError(`tracing block ${number}: aborted`, { cause: reason });
-      }
-      traces = (await fetchBlockTraceSummary(this.rpc, number, { signal }))!;
-    }
+    const log = (attempt: number | undefined, problem: string) => ({ chainId: this.chain.chainId, block: number.toString(), attempt, problem });
+    let traces = first;
+    return askUntilRight<BlockTraceSummary>(
+      async (attempt) => {
+        if (attempt > 1) traces = (await fetchBlockTraceSummary(this.rpc, number, { signal }))!;
+        const problem = tracesMismatch(traces, facts);
+        return problem === null ? { right: traces } : { problem };
+      },
+      {
+        signal,
+        pollIntervalMs: this.chain.pollIntervalMs,
+        maxWaitMs: this.maxWaitMs,
+        what: `tracing block ${number}`,
+        onRetry: (attempt, problem) => this.logger.warn(log(attempt, problem), 'block traces do not match the block; asking again'),
+        giveUp: (problem) => {
+          this.logger.warn(log(undefined, problem), 'block traces never matched the block; its internal transaction count and rewards are left unknown');
+          return { ...traces, rewards: null, internalTransactionsCount: null };
+        },
+      },
+    );
   }
 
   /** Detected once per chain; blocks fetched concurrently share the one probe. */
