@@ -3,6 +3,7 @@ import { ConfigError } from '../config/config.js';
 import type { RpcClient } from '../rpc/client.js';
 import { MethodNotSupportedError, RequestAbortedError, RetriesExhaustedError, RpcResponseError } from '../rpc/errors.js';
 import { sleep } from '../rpc/backoff.js';
+import { isAuthRefusal } from '../rpc/classify-failure.js';
 
 /**
  * At start, every RPC URL that answers must serve the configured chain (a URL that does not
@@ -10,7 +11,7 @@ import { sleep } from '../rpc/backoff.js';
  * answers, this waits out the outage as any call does; a JSON-RPC error in place of the answer
  * (a provider's backend that is starting, "header not found") is asked again after `pauseMs`,
  * doubling to a minute: it says nothing of the URL (L2-provider review: one such answer ended
- * the process).
+ * the process). One that refuses the key is a setting to fix, and ends the start.
  */
 export async function verifyChainId(rpc: RpcClient, expected: number, pauseMs = 1_000): Promise<void> {
   const served = await rpc.urlChainIds();
@@ -25,6 +26,11 @@ export async function verifyChainId(rpc: RpcClient, expected: number, pauseMs = 
       () => true,
       (error: unknown) => {
         if (error instanceof RetriesExhaustedError || error instanceof RequestAbortedError) throw error;
+        // a key refused is a setting to fix, not a backend to wait for (retried for ever before)
+        if (error instanceof RpcResponseError && isAuthRefusal(error)) {
+          // (the provider's words are left out: some echo the key they refused)
+          throw new ConfigError(`chain ${expected}: ${served.map((s) => s.url).join(', ')} refused the request as unauthorised (JSON-RPC error ${error.code}): check the API key in the RPC URL`);
+        }
         if (error instanceof RpcResponseError && !(error instanceof MethodNotSupportedError)) {
           rpc.logger.warn({ chainId: expected, err: error.message, retryInMs: pauseMs }, 'the node answered eth_chainId with an error; asking again');
           return false;

@@ -1,12 +1,36 @@
 import { HttpRequestError, RpcRequestError, TimeoutError } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { classifyFailure, parseRetryAfter, toRpcError } from './classify-failure.js';
+import { classifyFailure, isAuthRefusal, parseRetryAfter, toRpcError } from './classify-failure.js';
 import { LogRangeTooLargeError, MethodNotSupportedError, RpcHttpError, RpcTransportError } from './errors.js';
 
 const rpcError = (code: number, message: string) =>
   new RpcRequestError({ body: { method: 'eth_getLogs' }, error: { code, message }, url: 'http://node' });
 const httpError = (status: number, headers?: Record<string, string>) =>
   new HttpRequestError({ body: {}, status, url: 'http://node', ...(headers ? { headers: new Headers(headers) } : {}) });
+
+describe('isAuthRefusal', () => {
+  it.each([
+    'Must be authenticated!',
+    'Unauthorized: You must authenticate your request with an API key. Create an account on https://www.ankr.com/rpc/ and generate your personal API key for free.',
+    'invalid project id',
+    'API key is not allowed to access method',
+    'invalid api key',
+    'Forbidden',
+  ])('a key refused: %s', (message) => {
+    expect(isAuthRefusal(rpcError(-32000, message))).toBe(true);
+    expect(isAuthRefusal(toRpcError(rpcError(-32000, message), 'eth_chainId'))).toBe(true);
+  });
+
+  it.each([
+    'header not found',
+    'no backend is serving this request',
+    'Your app has exceeded its compute units per second capacity',
+    'daily request count exceeded, request rate limited',
+    'API key rate limit exceeded',
+  ])('not a key refused: %s', (message) => {
+    expect(isAuthRefusal(toRpcError(rpcError(-32000, message), 'eth_chainId'))).toBe(false);
+  });
+});
 
 describe('classifyFailure', () => {
   it.each([

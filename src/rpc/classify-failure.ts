@@ -330,3 +330,15 @@ export function rateLimitOf(error: unknown): { retryAfterMs: number | null } | n
 export function isMethodNotSupported(error: unknown): boolean {
   return classifyFailure(error).kind === 'method-unsupported';
 }
+
+// Provider wordings for a key that is missing, wrong or not allowed, sent as a JSON-RPC error
+// over HTTP 200 (some providers do: HTTP 401/403 are refusals already). A quota or rate limit
+// tied to a key is a wait, not a wrong key, and is not matched.
+const AUTH_REFUSAL_MESSAGE =
+  /unauthori[sz]ed|not authori[sz]ed|must be authenticated|authentication (failed|required|error)|invalid (api|project|access|auth)[ _-]?(key|id|token)|api[ _-]?key (is )?(invalid|missing|required|not (valid|found|allowed))|missing (api[ _-]?key|token)|forbidden|access denied|permission denied/i;
+
+/** A JSON-RPC error that says the request's key or credentials are refused (never a rate limit). */
+export function isAuthRefusal(error: unknown): boolean {
+  const message = (error instanceof RpcResponseError ? error.rpcMessage : collectFacts(error).rpcMessage) ?? '';
+  return AUTH_REFUSAL_MESSAGE.test(message) && !RATE_LIMIT_MESSAGE.test(message);
+}

@@ -104,6 +104,31 @@ describe('RPC URLs serving another chain', () => {
     }
   });
 
+  it('at start, a key refused as a JSON-RPC error (over HTTP 200) is an error naming the chain and the URL, not a wait', async () => {
+    let asked = 0;
+    const keyed = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        const parsed = JSON.parse(body) as { id: number } | Array<{ id: number }>;
+        const answer = (call: { id: number }) => (asked++, { jsonrpc: '2.0', id: call.id, error: { code: -32000, message: 'Must be authenticated!' } });
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(Array.isArray(parsed) ? parsed.map(answer) : answer(parsed)));
+      });
+    });
+    await new Promise<void>((r) => keyed.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(keyed.address() as AddressInfo).port}`;
+    const rpc = client([url]);
+    try {
+      const refused = await Promise.race([verifyChainId(rpc, CHAIN, 10).catch((e: unknown) => e), new Promise((r) => setTimeout(() => r('still waiting'), 10_000))]);
+      expect(refused).toBeInstanceOf(ConfigError);
+      expect((refused as Error).message).toBe(`chain ${CHAIN}: ${url} refused the request as unauthorised (JSON-RPC error -32000): check the API key in the RPC URL`);
+      expect(asked).toBeGreaterThanOrEqual(1);
+    } finally {
+      rpc.close();
+      keyed.close();
+    }
+  });
+
   it('a URL down at start is asked before its first use, and one serving another chain is never used', async () => {
     const { lines, logger } = recordingLogger();
     const rpc = client([wrong.url, DOWN, right.url], logger);
