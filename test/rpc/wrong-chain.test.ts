@@ -29,6 +29,21 @@ function recordingLogger() {
   return { lines, logger: { warn: log, info: log, debug: () => undefined } satisfies RpcLogger };
 }
 
+/** A JSON-RPC node over HTTP that answers each call (batched or not) with what `answer` says: `result` or `error`. */
+async function scriptedNode(answer: (call: { id: number; method: string }) => object): Promise<{ url: string; close(): void }> {
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      const parsed = JSON.parse(body) as { id: number; method: string } | Array<{ id: number; method: string }>;
+      const reply = (call: { id: number; method: string }) => ({ jsonrpc: '2.0', id: call.id, ...answer(call) });
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(Array.isArray(parsed) ? parsed.map(reply) : reply(parsed)));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
+}
+
 describe('RPC URLs serving another chain', () => {
   let right: TestNode;
   let wrong: TestNode;
@@ -77,23 +92,12 @@ describe('RPC URLs serving another chain', () => {
   it('at start, a JSON-RPC error in place of the chain id is asked again, not the end of the process (a provider backend starting)', async () => {
     // the node's own answer once the backend is up; errors before that
     let asked = 0;
-    const flaky = createServer((req, res) => {
-      let body = '';
-      req.on('data', (c: Buffer) => (body += c.toString()));
-      req.on('end', () => {
-        const parsed = JSON.parse(body) as { id: number; method: string } | Array<{ id: number; method: string }>;
-        const calls = Array.isArray(parsed) ? parsed : [parsed];
-        const answers = calls.map((call) => {
-          asked += call.method === 'eth_chainId' ? 1 : 0;
-          const answer = asked <= 2 ? { error: { code: -32000, message: 'no backend is serving this request' } } : { result: `0x${CHAIN.toString(16)}` };
-          return { jsonrpc: '2.0', id: call.id, ...answer };
-        });
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(Array.isArray(parsed) ? answers : answers[0]));
-      });
+    const flaky = await scriptedNode((call) => {
+      asked += call.method === 'eth_chainId' ? 1 : 0;
+      return asked <= 2 ? { error: { code: -32000, message: 'no backend is serving this request' } } : { result: `0x${CHAIN.toString(16)}` };
     });
-    await new Promise<void>((r) => flaky.listen(0, '127.0.0.1', r));
     const { lines, logger } = recordingLogger();
-    const rpc = client([`http://127.0.0.1:${(flaky.address() as AddressInfo).port}`], logger);
+    const rpc = client([flaky.url], logger);
     try {
       await verifyChainId(rpc, CHAIN, 10);
       expect(asked).toBeGreaterThanOrEqual(3);
@@ -106,17 +110,8 @@ describe('RPC URLs serving another chain', () => {
 
   it('at start, a key refused as a JSON-RPC error (over HTTP 200) is an error naming the chain and the URL, not a wait', async () => {
     let asked = 0;
-    const keyed = createServer((req, res) => {
-      let body = '';
-      req.on('data', (c: Buffer) => (body += c.toString()));
-      req.on('end', () => {
-        const parsed = JSON.parse(body) as { id: number } | Array<{ id: number }>;
-        const answer = (call: { id: number }) => (asked++, { jsonrpc: '2.0', id: call.id, error: { code: -32000, message: 'Must be authenticated!' } });
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(Array.isArray(parsed) ? parsed.map(answer) : answer(parsed)));
-      });
-    });
-    await new Promise<void>((r) => keyed.listen(0, '127.0.0.1', r));
-    const url = `http://127.0.0.1:${(keyed.address() as AddressInfo).port}`;
+    const keyed = await scriptedNode(() => (asked++, { error: { code: -32000, message: 'Must be authenticated!' } }));
+    const url = keyed.url;
     const rpc = client([url]);
     try {
       const refused = await Promise.race([verifyChainId(rpc, CHAIN, 10).catch((e: unknown) => e), new Promise((r) => setTimeout(() => r('still waiting'), 10_000))]);
