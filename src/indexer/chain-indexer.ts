@@ -8,7 +8,7 @@ import { WriterLockLostError } from './writer-lock.js';
 import type { Database } from '../db/client.js';
 import type { Hex } from '../db/rows.js';
 import { negativeBalances } from '../db/queries/write-balances.js';
-import { consensusHashes, indexedBlock, setHeadBlock } from '../db/queries/progress.js';
+import { indexedBlock, setHeadBlock } from '../db/queries/progress.js';
 import { warnIfStartBlockChanged } from './start-block.js';
 import { transformBatch, findLinkBreak, type DigestedBlock, type IndexBatch, type TransformOptions } from './transform.js';
 import { BlockPrefetcher } from './block-prefetcher.js';
@@ -19,7 +19,7 @@ import { LinkBreaks } from './link-breaks.js';
 import { FailureLog } from './failure-log.js';
 import { balancesAt, reconcileBalances, withBalanceRepair } from './reconcile.js';
 import { RebasingBalances } from './rebasing.js';
-import { findCommonAncestor, rollBackTo } from './reorg.js';
+import { rollBackReorg, tipReplaced, type ReorgScope } from './reorg.js';
 import type { Logger } from './logger.js';
 import { BlockFetcher } from './block-fetcher.js';
 import { RecentAddresses } from './recent-addresses.js';
@@ -87,6 +87,7 @@ export class ChainIndexer {
   private readonly linkBreaks: LinkBreaks;
   private readonly failures: FailureLog;
   private readonly partsAhead: PartsAhead;
+  private readonly reorgScope: ReorgScope;
 
   constructor(private readonly options: ChainIndexerOptions) {
     this.db = options.db;
@@ -105,6 +106,7 @@ export class ChainIndexer {
     this.linkBreaks = new LinkBreaks(options.chain.chainId, options.logger, this.status, Math.min(options.chain.pollIntervalMs, 500));
     this.partsAhead = new PartsAhead(options.db, options.rpc, options.chain.chainId, options.logger, ensRegistryFor(options.chain.chainId, options.chain.ens));
     this.horizon = new HistoryHorizon(options.db, options.chain.chainId, options.chain.historyFromBlock, options.logger);
+    this.reorgScope = { db: options.db, rpc: options.rpc, chain: options.chain, logger: options.logger };
   }
 
   private get minBatchBlocks(): number {
@@ -226,7 +228,7 @@ export class ChainIndexer {
     await this.backfill.finish();
     // A branch as long as ours or shorter never shows up as a broken link ahead of us:
     // compare the node's block at our height (or its head, if lower) with ours.
-    const rolledBack = run.parent !== null && (await this.tipReplaced(run.next - 1n, run.parent, head, signal)) ? await this.handleReorg(run.next) : null;
+    const rolledBack = run.parent !== null && (await tipReplaced(this.reorgScope, run.next - 1n, run.parent, head, signal)) ? await this.handleReorg(run.next) : null;
     if (rolledBack) {
       Object.assign(run, rolledBack);
       return;
@@ -338,16 +340,6 @@ export class ChainIndexer {
     return { recordAbove: head - BigInt(this.chain.reorgWindow) };
   }
 
-  /** Whether the node's block at min(tip, head) differs from ours; a node lacking it can't tell. */
-  private async tipReplaced(tip: bigint, tipHash: Hex, head: bigint, signal: AbortSignal): Promise<boolean> {
-    const height = head < tip ? head : tip;
-    const ours = height === tip ? tipHash : (await consensusHashes(this.db, this.chain.chainId, height, height)).get(height);
-    if (ours === undefined) return false;
-    const theirs = await this.rpc.getBlock(height, false, { signal });
-    if (theirs === null) this.logger.debug({ ...this.label, block: height.toString() }, 'node does not have the block yet');
-    return theirs !== null && theirs.hash?.toLowerCase() !== ours;
-  }
-
   /**
    * Whether this run backfills (./backfill.ts). Overridden only by bench:index's baseline
    * without the backfill path (bench/lib/indexer-without-backfill.ts).
@@ -365,23 +357,17 @@ export class ChainIndexer {
     return this.db.engine === 'postgres';
   }
 
-  /**
-   * Rolls back to the last block the node still has as we do; null when that is our tip: no
-   * block of ours was replaced (a node whose next block does not link to its own tip).
-   */
+  /** A reorg below `next` rolled back (./reorg.ts); null when no block of ours was replaced. */
   private async handleReorg(next: bigint): Promise<Cursor | null> {
-    const floor = this.chain.startBlock - 1n;
-    const ancestor = await findCommonAncestor(this.db, this.rpc, this.chain.chainId, next - 1n, floor);
-    // from genesis, not even block 0 in common (indexed from a later block, what lies below the
-    // start is not ours to compare: a reorg deeper than the index rolls back to its start)
-    if (ancestor < 0n) throw new ForeignChainError(this.chain.chainId, this.chain.startBlock);
-    if (ancestor === next - 1n) return null;
-    await this.backfill.finish();
-    await rollBackTo(this.db, this.rpc, this.chain.chainId, ancestor, next - 1n, this.logger, ensRegistryFor(this.chain.chainId, this.chain.ens), !this.partsAhead.pending);
+    const cursor = await rollBackReorg(this.reorgScope, next, {
+      // the backfill's deferred indexes first: a rollback reads and writes by them
+      before: () => this.backfill.finish(),
+      recorded: !this.partsAhead.pending,
+    });
+    if (cursor === null) return null;
     this.partsAhead.clear();
     this.options.metrics?.reorgs.inc(this.metricLabel);
-    const parent = (await consensusHashes(this.db, this.chain.chainId, ancestor, ancestor)).get(ancestor) ?? null;
-    return { next: ancestor + 1n, parent };
+    return cursor;
   }
 
   /**

@@ -17,6 +17,9 @@ import { reopenIntervalsAbove } from '../db/queries/write-history.js';
 import { deleteSummariesAbove } from '../db/queries/balance-history.js';
 import { dropPartMarksAbove } from '../db/queries/token-parts.js';
 import type { BalanceRow } from '../db/rows.js';
+import type { ChainConfig } from '../config/config.js';
+import { ensRegistryFor } from '../config/ens.js';
+import { ForeignChainError } from './chain-identity.js';
 
 
 const STEP = 64n;
@@ -133,4 +136,45 @@ export async function rollBackTo(
     }),
   );
   logger.warn({ chainId, ancestor: ancestor.toString(), depth, orphaned, exact }, 'reorg rolled back');
+}
+
+/** What a chain's reorg handling reads and writes. */
+export interface ReorgScope {
+  db: Database;
+  rpc: RpcClient;
+  chain: ChainConfig;
+  logger: Logger;
+}
+
+/** Whether the node's block at min(tip, head) differs from ours; a node lacking it can't tell. */
+export async function tipReplaced(scope: ReorgScope, tip: bigint, tipHash: Hex, head: bigint, signal: AbortSignal): Promise<boolean> {
+  const { db, rpc, chain, logger } = scope;
+  const height = head < tip ? head : tip;
+  const ours = height === tip ? tipHash : (await consensusHashes(db, chain.chainId, height, height)).get(height);
+  if (ours === undefined) return false;
+  const theirs = await rpc.getBlock(height, false, { signal });
+  if (theirs === null) logger.debug({ chainId: chain.chainId, block: height.toString() }, 'node does not have the block yet');
+  return theirs !== null && theirs.hash?.toLowerCase() !== ours;
+}
+
+/**
+ * Rolls back to the last block the node still has as we do, and says where indexing goes on
+ * from; null when that is our tip: no block of ours was replaced (a node whose next block does
+ * not link to its own tip). `before` runs once a rollback is certain.
+ */
+export async function rollBackReorg(
+  scope: ReorgScope,
+  next: bigint,
+  options: { before: () => Promise<void>; recorded: boolean },
+): Promise<{ next: bigint; parent: Hex | null } | null> {
+  const { db, rpc, chain, logger } = scope;
+  const ancestor = await findCommonAncestor(db, rpc, chain.chainId, next - 1n, chain.startBlock - 1n);
+  // from genesis, not even block 0 in common (indexed from a later block, what lies below the
+  // start is not ours to compare: a reorg deeper than the index rolls back to its start)
+  if (ancestor < 0n) throw new ForeignChainError(chain.chainId, chain.startBlock);
+  if (ancestor === next - 1n) return null;
+  await options.before();
+  await rollBackTo(db, rpc, chain.chainId, ancestor, next - 1n, logger, ensRegistryFor(chain.chainId, chain.ens), options.recorded);
+  const parent = (await consensusHashes(db, chain.chainId, ancestor, ancestor)).get(ancestor) ?? null;
+  return { next: ancestor + 1n, parent };
 }
