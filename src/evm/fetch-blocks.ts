@@ -91,8 +91,8 @@ export async function fetchBlockWithReceipts(
     maxWaitMs,
     what: `fetching block ${blockNumber}`,
     onRetry: (attempt, problem) => rpc.logger.debug({ chainId: rpc.chainId, block: blockNumber.toString(), attempt, problem }, 'refetching block'),
-    giveUp: (_problem, waited) => {
-      throw new BlockNotAvailableError(blockNumber, waited);
+    giveUp: (problem, waited) => {
+      throw new BlockNotAvailableError(blockNumber, waited, problem);
     },
   });
 }

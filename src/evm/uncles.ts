@@ -17,7 +17,7 @@ export async function fetchUncles(rpc: RpcClient, block: RpcBlock, options: Requ
   return uncles.map((uncle, i) => {
     // The node no longer knows the including block by this hash: it was replaced while we
     // fetched, and the range is fetched again.
-    if (uncle === null) throw new BlockNotAvailableError(parseQuantity(block.number), 0);
+    if (uncle === null) throw new BlockNotAvailableError(parseQuantity(block.number), 0, 'an uncle it names is not available');
     if (uncle.hash.toLowerCase() !== hashes[i]!.toLowerCase()) {
       throw new InconsistentChainDataError(`uncle ${i} of block ${block.hash} is ${uncle.hash}, not ${hashes[i]}`);
     }

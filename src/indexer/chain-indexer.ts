@@ -16,6 +16,7 @@ import { HeadPoller } from './head-poller.js';
 import { pruneRecordedChanges, writeBatch } from './write-batch.js';
 import { HistoryHorizon } from './history-horizon.js';
 import { LinkBreaks } from './link-breaks.js';
+import { UnavailableBlocks } from './unavailable-blocks.js';
 import { FailureLog } from './failure-log.js';
 import { balancesAt, reconcileBalances, withBalanceRepair } from './reconcile.js';
 import { RebasingBalances } from './rebasing.js';
@@ -88,6 +89,7 @@ export class ChainIndexer {
   private readonly failures: FailureLog;
   private readonly partsAhead: PartsAhead;
   private readonly reorgScope: ReorgScope;
+  private readonly unavailable: UnavailableBlocks;
 
   constructor(private readonly options: ChainIndexerOptions) {
     this.db = options.db;
@@ -107,6 +109,7 @@ export class ChainIndexer {
     this.partsAhead = new PartsAhead(options.db, options.rpc, options.chain.chainId, options.logger, ensRegistryFor(options.chain.chainId, options.chain.ens));
     this.horizon = new HistoryHorizon(options.db, options.chain.chainId, options.chain.historyFromBlock, options.logger);
     this.reorgScope = { db: options.db, rpc: options.rpc, chain: options.chain, logger: options.logger };
+    this.unavailable = new UnavailableBlocks(options.chain.chainId, options.logger, this.status);
   }
 
   private get minBatchBlocks(): number {
@@ -281,8 +284,8 @@ export class ChainIndexer {
     if (error instanceof WrongChainError || error instanceof ForeignChainError || error instanceof WriterLockLostError) throw error;
     if (error instanceof BlockNotAvailableError) {
       // the head we planned the range with went away (a reorg to a shorter branch, or a
-      // lagging backend): plan again from a fresh head
-      this.logger.debug({ ...this.label, block: error.blockNumber.toString() }, 'block gone while fetching; replanning');
+      // lagging backend): plan again from a fresh head, and say so if that never heals
+      if (await this.unavailable.seen(error)) this.options.metrics?.stepFailures.inc(this.metricLabel);
       return;
     }
     // RPC faults are retried inside the client; what reaches here is a database outage or
@@ -302,6 +305,7 @@ export class ChainIndexer {
   private async stepSucceeded(): Promise<void> {
     await this.status.succeeded();
     this.failures.succeeded();
+    this.unavailable.clear();
   }
 
   /**

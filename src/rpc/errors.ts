@@ -126,8 +126,10 @@ export class BlockNotAvailableError extends RpcError {
   constructor(
     readonly blockNumber: bigint,
     waitedMs: number,
+    /** what was wrong with the node's last answer: none, or receipts or uncles of another block */
+    readonly problem = 'block not available yet',
   ) {
-    super(`block ${blockNumber} still not available after ${waitedMs} ms`);
+    super(`block ${blockNumber} still not available after ${waitedMs} ms: ${problem}`);
   }
 }
 
