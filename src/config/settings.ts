@@ -207,7 +207,8 @@ export const chainSettings = {
     help: 'how often the indexer asks the node for a new head',
   }),
   elasticity: setting({
-    key: 'elasticity', default: 2, ...integer(1, 1_000), help: 'EIP-1559 elasticity multiplier (it shapes `gas_target_percentage`)',
+    key: 'elasticity', env: 'EXPLORER_ELASTICITY', default: 2, ...integer(1, 1_000),
+    help: 'EIP-1559 elasticity multiplier (it shapes `gas_target_percentage`): 2 on Ethereum, 6 on OP Mainnet; one value per chain (an OP chain that changes it per block since Holocene is not followed)',
   }),
   rebasingTokens: setting({
     key: 'rebasingTokens', default: [], defaultText: 'none', ...addressList,

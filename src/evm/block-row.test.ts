@@ -261,3 +261,26 @@ describe('the recorded reward traces of proof-of-work blocks (ethereum-mainnet-r
     expect(blockRewards(summarizeTraceBlock(entries).rewards, m, { ...fees, priorityFee: 7n })).toEqual([{ type: 'validator', reward: 7n, address: m }]);
   });
 });
+
+// op-geth, Scroll and Mantle name a transaction's data fee on the parent chain `l1Fee` in its
+// receipt. No such node runs here (anvil's optimism mode leaves it out), so the field is added to
+// recorded mainnet receipts; test/indexer/op-stack-fees.test.ts checks the rest on a real node.
+describe('a rollup data fee in the receipts (l1Fee, added to recorded receipts)', () => {
+  it('is part of what the transactions paid, and not of the base fee, the tips or the miner’s income from gas', () => {
+    const { block, receipts } = block18M();
+    const plain = computeBlockFees(block, receipts);
+    const withDataFee = computeBlockFees(block, receipts.map((r) => ({ ...r, l1Fee: '0x1d1a94a20000' })));
+    expect(withDataFee.transactionFees).toBe(plain.transactionFees + 32_000_000_000_000n * BigInt(receipts.length));
+    expect(withDataFee.burntFees).toBe(plain.burntFees);
+    expect(withDataFee.priorityFee).toBe(plain.priorityFee);
+    const minted = [{ type: 'validator' as const, reward: 2n * ETH, address: lowerMiner(block) }];
+    expect(blockRewards(minted, lowerMiner(block), withDataFee)).toEqual(blockRewards(minted, lowerMiner(block), plain));
+    const row = buildBlockRow(block, receipts.map((r) => ({ ...r, l1Fee: '0x1d1a94a20000' })), null, { chainId: 1 });
+    expect(row.transactionFees).toBe(withDataFee.transactionFees);
+    expect(row).not.toHaveProperty('parentChainFees');
+  });
+});
+
+function lowerMiner(block: RpcBlock): `0x${string}` {
+  return (block.miner ?? '0x').toLowerCase() as `0x${string}`;
+}

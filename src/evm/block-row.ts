@@ -26,6 +26,11 @@ export interface BlockFees {
   priorityFee: bigint;
 }
 
+/** A block's fees and, of its transaction fees, the part paid for data on a parent chain (never the miner's). */
+export interface PaidFees extends BlockFees {
+  parentChainFees: bigint;
+}
+
 export type BlockHeaderFields = Pick<
   BlockRow,
   | 'number'
@@ -92,23 +97,37 @@ export function receiptsMismatch(block: RpcBlock, receipts: readonly RpcReceipt[
   return null;
 }
 
-/** Fee totals of a block; `receipts` must be exactly the block's (see receiptsMismatch). */
-export function computeBlockFees(block: RpcBlock, receipts: readonly RpcReceipt[]): BlockFees {
+/**
+ * Fee totals of a block; `receipts` must be exactly the block's (see receiptsMismatch).
+ *
+ * What the transactions paid: their gas at its effective price, and a rollup's data fee on its
+ * parent chain where the receipt names one (`l1Fee`: OP stack, Scroll, Mantle), which the sender
+ * pays beside the gas and which was most of an OP user's fee left out before (OP-stack review).
+ * The base fee counts on the gas that paid it: a transaction whose price is below the base fee
+ * paid its price (an OP-stack deposit pays nothing on L2, yet its gas is in the block's
+ * `gasUsed`: block gas × base fee made `burnt_fees` 150 % of the fees paid). On Ethereum, where
+ * every price covers the base fee, this is the block's gas × the base fee, the reference's figure.
+ */
+export function computeBlockFees(block: RpcBlock, receipts: readonly RpcReceipt[]): PaidFees {
   const mismatch = receiptsMismatch(block, receipts);
   if (mismatch !== null) throw new InconsistentChainDataError(mismatch);
   const transactions = transactionsByHash(block);
   const baseFee = parseOptionalQuantity(block.baseFeePerGas);
   let transactionFees = 0n;
   let priorityFee = 0n;
+  let burntFees = 0n;
+  let parentChainFees = 0n;
   for (const receipt of receipts) {
     const tx = transactions.get(receipt.transactionHash.toLowerCase());
     const gasUsed = parseQuantity(receipt.gasUsed);
     const gasPrice = parseOptionalQuantity(receipt.effectiveGasPrice) ?? parseOptionalQuantity(tx?.gasPrice);
     if (gasPrice !== null) transactionFees += gasUsed * gasPrice;
-    if (baseFee !== null) priorityFee += gasUsed * tipPerGas(tx, receipt, gasPrice, baseFee);
+    parentChainFees += parseOptionalQuantity(receipt.l1Fee) ?? 0n;
+    if (baseFee === null) continue;
+    priorityFee += gasUsed * tipPerGas(tx, receipt, gasPrice, baseFee);
+    burntFees += gasUsed * (gasPrice !== null && gasPrice < baseFee ? gasPrice : baseFee);
   }
-  const burntFees = baseFee === null ? 0n : parseQuantity(block.gasUsed) * baseFee;
-  return { transactionFees, burntFees, priorityFee };
+  return { transactionFees: transactionFees + parentChainFees, burntFees, priorityFee, parentChainFees };
 }
 
 /** Fields that come from the header alone (no receipts, no traces). */
@@ -164,8 +183,8 @@ function blobTransactionsCount(block: RpcBlock): number | null {
  * Without reward traces (proof of stake, L2s, nodes without tracing): one `validator` entry for
  * the miner equal to the priority fee, as the reference shows for Ethereum after the merge.
  */
-export function blockRewards(traceRewards: readonly Reward[] | null, miner: Hex, fees: BlockFees): Reward[] {
-  const earnedFromGas = fees.transactionFees - fees.burntFees;
+export function blockRewards(traceRewards: readonly Reward[] | null, miner: Hex, fees: BlockFees & Partial<PaidFees>): Reward[] {
+  const earnedFromGas = fees.transactionFees - (fees.parentChainFees ?? 0n) - fees.burntFees;
   if (traceRewards === null || traceRewards.length === 0) {
     return [{ type: REWARD_TYPE.validator, reward: fees.priorityFee, address: miner }];
   }
@@ -185,13 +204,14 @@ export function buildBlockRow(
   options: BlockRowOptions,
 ): EvmBlockRow {
   const header = blockHeaderFields(block);
-  const fees = computeBlockFees(block, receipts);
+  const paid = computeBlockFees(block, receipts);
+  const { parentChainFees: _parentChainFees, ...fees } = paid;
   return {
     chainId: options.chainId,
     ...header,
     ...fees,
     internalTransactionsCount: traces?.internalTransactionsCount ?? null,
-    rewards: blockRewards(traces?.rewards ?? null, header.miner, fees),
+    rewards: blockRewards(traces?.rewards ?? null, header.miner, paid),
     consensus: true,
     isUncle: false,
     headerOnly: false,

@@ -73,6 +73,8 @@ export interface RpcReceipt {
   blockNumber: Hex;
   gasUsed: Hex;
   effectiveGasPrice?: Hex | null;
+  /** a rollup's data fee on its parent chain, paid beside the gas (OP stack, Scroll, Mantle) */
+  l1Fee?: Hex | null;
   status?: Hex;
   logs: RpcLog[];
   [field: string]: unknown;
