@@ -97,7 +97,7 @@ async function ensurePortFree(host: string, port: number, flag = '--port'): Prom
 /**
  * Runs roles until SIGINT/SIGTERM, then stops them in reverse order and closes the database,
  * so an interrupted run leaves nothing half-written (each indexer batch is one transaction).
- * The API drains on SIGTERM (serve.ts); a second signal cuts that short.
+ * The API drains on SIGTERM (serve.ts); a second signal cuts that short, a third exits at once.
  */
 export async function runRoles(flags: ConfigFlags, roles: Role[]): Promise<void> {
   const config = loadConfig(flags);
@@ -111,13 +111,16 @@ export async function runRoles(flags: ConfigFlags, roles: Role[]): Promise<void>
   const rt = await openRuntime(config);
   const stops: Array<(stop: StopRequest) => Promise<void>> = [];
   const hurry = new AbortController();
-  let stopping = false;
+  let signals = 0;
   const shutdown = async (signal: string) => {
-    if (stopping) {
-      hurry.abort();
-      return;
+    // the second signal cuts the API's drain short; a third ends the process where it stands
+    // (a stop that hangs: nothing half-written survives it, each batch being one transaction)
+    if (++signals === 3) {
+      process.stderr.write(`explorer: ${signal} a third time: exiting without waiting for the stop\n`);
+      process.exit(130);
     }
-    stopping = true;
+    if (signals === 2) hurry.abort();
+    if (signals > 1) return;
     rt.logger.info({ signal }, 'stopping');
     for (const stop of stops.reverse()) await stop({ signal, hurry: hurry.signal }).catch((err: unknown) => rt.logger.error({ err }, 'stop failed'));
     await rt.close();
