@@ -4,7 +4,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'bench/.scratch/**', 'web/dist/**', '**/*.d.ts'] },
+  { ignores: ['dist/**', 'node_modules/**', 'bench/.scratch/**', 'bench/.build/**', 'web/dist/**', '**/*.d.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   { languageOptions: { globals: globals.node } },
