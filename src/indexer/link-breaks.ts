@@ -3,6 +3,7 @@ import { InconsistentChainDataError } from '../rpc/errors.js';
 import type { BlockRow } from '../db/model/block.js';
 import type { Logger } from './logger.js';
 import type { StepStatus } from './step-status.js';
+import { BlockStreak } from './block-streak.js';
 
 /** Refetches of one broken link before it is said: a node that reorganised mid-fetch heals in one. */
 const SAY_AFTER = 3;
@@ -18,8 +19,7 @@ const MAX_WAIT_MS = 30_000;
  * does not link to which.
  */
 export class LinkBreaks {
-  private at: bigint | null = null;
-  private count = 0;
+  private readonly streak = new BlockStreak();
 
   constructor(
     private readonly chainId: number,
@@ -31,9 +31,8 @@ export class LinkBreaks {
 
   /** Counts a break at `brokenAt` in `blocks` (whose first block should follow `parent`); returns how long to wait before fetching again. */
   async seen(blocks: readonly BlockRow[], brokenAt: bigint, parent: Hex | null): Promise<number> {
-    this.count = brokenAt === this.at ? this.count + 1 : 1;
-    this.at = brokenAt;
-    if (this.count >= SAY_AFTER) {
+    const count = this.streak.next(brokenAt);
+    if (count >= SAY_AFTER) {
       const i = blocks.findIndex((b) => b.number === brokenAt);
       const block = blocks[i]!;
       const previous = i > 0 ? blocks[i - 1]!.hash : parent;
@@ -41,17 +40,16 @@ export class LinkBreaks {
         `the node's block ${brokenAt} has parent hash ${block.parentHash}, but its block ${brokenAt - 1n} is ${previous}`,
       );
       this.logger.warn(
-        { chainId: this.chainId, block: brokenAt.toString(), parentHash: block.parentHash, previousHash: previous, refetches: this.count },
-        `${error.message}: fetched again ${this.count} times, still so; a node serving a chain that contradicts itself (restored from a state file, or backends on different branches behind one URL); retrying`,
+        { chainId: this.chainId, block: brokenAt.toString(), parentHash: block.parentHash, previousHash: previous, refetches: count },
+        `${error.message}: fetched again ${count} times, still so; a node serving a chain that contradicts itself (restored from a state file, or backends on different branches behind one URL); retrying`,
       );
       await this.status.failed(error);
     }
-    return Math.min(MAX_WAIT_MS, this.firstWaitMs * 2 ** (this.count - 1));
+    return Math.min(MAX_WAIT_MS, this.firstWaitMs * 2 ** (count - 1));
   }
 
   /** After a range that linked up. */
   clear(): void {
-    this.at = null;
-    this.count = 0;
+    this.streak.clear();
   }
 }

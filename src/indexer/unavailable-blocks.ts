@@ -1,6 +1,7 @@
 import type { BlockNotAvailableError } from '../rpc/errors.js';
 import type { Logger } from './logger.js';
 import type { StepStatus } from './step-status.js';
+import { BlockStreak } from './block-streak.js';
 
 /** Replans for one block before it is said: a reorg or a lagging backend heals in one or two. */
 const SAY_AFTER = 3;
@@ -14,8 +15,7 @@ const SAY_AFTER = 3;
  * row the log says what is wrong with it and /health records an RPC failure.
  */
 export class UnavailableBlocks {
-  private at: bigint | null = null;
-  private count = 0;
+  private readonly streak = new BlockStreak();
 
   constructor(
     private readonly chainId: number,
@@ -25,15 +25,14 @@ export class UnavailableBlocks {
 
   /** Counts one more time `error`'s block was not had; true once it is said (a failed step, for the caller's metric). */
   async seen(error: BlockNotAvailableError): Promise<boolean> {
-    this.count = error.blockNumber === this.at ? this.count + 1 : 1;
-    this.at = error.blockNumber;
-    if (this.count < SAY_AFTER) {
+    const count = this.streak.next(error.blockNumber);
+    if (count < SAY_AFTER) {
       this.logger.debug({ chainId: this.chainId, block: error.blockNumber.toString(), problem: error.problem }, 'block gone while fetching; replanning');
       return false;
     }
     this.logger.warn(
-      { chainId: this.chainId, block: error.blockNumber.toString(), problem: error.problem, replans: this.count },
-      `the node has not given block ${error.blockNumber} as itself in ${this.count} tries (${error.problem}); retrying`,
+      { chainId: this.chainId, block: error.blockNumber.toString(), problem: error.problem, replans: count },
+      `the node has not given block ${error.blockNumber} as itself in ${count} tries (${error.problem}); retrying`,
     );
     await this.status.failed(error);
     return true;
@@ -41,7 +40,6 @@ export class UnavailableBlocks {
 
   /** After a step that went through. */
   clear(): void {
-    this.at = null;
-    this.count = 0;
+    this.streak.clear();
   }
 }
