@@ -23,11 +23,11 @@ export class ShutdownDrain {
     return this.#startedAt !== null;
   }
 
-  /** Serves on until quiet or `maxMs`; `hurry` (a second signal) ends it at once. */
-  async run(server: Server, maxMs: number, hurry: AbortSignal): Promise<{ ms: number; quiet: boolean }> {
+  /** Serves on until quiet or `maxMs`; `hurry` (a second signal) ends it at once. Says what ended it. */
+  async run(server: Server, maxMs: number, hurry: AbortSignal): Promise<{ ms: number; endedBy: 'quiet' | 'limit' | 'signal' }> {
     const startedAt = Date.now();
     this.#startedAt = startedAt;
-    if (maxMs <= 0) return { ms: 0, quiet: true };
+    if (maxMs <= 0) return { ms: 0, endedBy: 'limit' };
     let last = startedAt;
     const onRequest = (request: IncomingMessage, response: ServerResponse) => {
       response.setHeader('connection', 'close');
@@ -40,7 +40,8 @@ export class ShutdownDrain {
       for (;;) {
         const now = Date.now();
         const wake = Math.min(end, last + DRAIN_QUIET_MS);
-        if (now >= wake || hurry.aborted) return { ms: now - startedAt, quiet: now < end };
+        if (hurry.aborted) return { ms: now - startedAt, endedBy: 'signal' };
+        if (now >= wake) return { ms: now - startedAt, endedBy: now < end ? 'quiet' : 'limit' };
         await sleep(wake - now, undefined, { signal: hurry }).catch(() => undefined);
       }
     } finally {

@@ -63,7 +63,11 @@ function fenced(db: Database, chainId: number, token: string, leaseMs: number): 
   };
   const fence = async (tx: Queryable) => {
     const rows = await tx.query('UPDATE chains SET writer = writer WHERE chain_id = $1 AND writer = $2 RETURNING 1', [chainId, token]);
-    if (rows.length === 0) throw new WriterLockLostError(`chain ${chainId}: another process took this chain over; this writer's last transaction was rolled back`);
+    if (rows.length === 0) {
+      throw new WriterLockLostError(
+        `chain ${chainId}: this writer's token is gone (another process took the chain over, or a newer version migrated the database); its last transaction was rolled back`,
+      );
+    }
   };
   return {
     ...db,

@@ -32,6 +32,14 @@ async function sendUntil(url: string, until: () => boolean): Promise<Sent[]> {
   return sent;
 }
 
+/** What the process's log says ended its drain. */
+const endedBy = (server: ApiProcess) =>
+  server
+    .output()
+    .split('\n')
+    .filter((line) => line.includes('"drained: closing the listener"'))
+    .map((line) => (JSON.parse(line) as { endedBy: string }).endedBy);
+
 const exited = (server: ApiProcess) =>
   new Promise<{ code: number | null; at: number }>((resolve) => {
     if (server.child.exitCode !== null) return resolve({ code: server.child.exitCode, at: Date.now() });
@@ -49,7 +57,7 @@ describe('explorer serve on SIGTERM', () => {
   const serve = async (drainMs: number) => {
     const dir = mkdtempSync(join(tmpdir(), 'drain-'));
     dirs.push(dir);
-    const server = await startApiProcess({ EXPLORER_DATA_DIR: join(dir, 'data'), EXPLORER_SHUTDOWN_DRAIN_MS: String(drainMs) });
+    const server = await startApiProcess({ EXPLORER_DATA_DIR: join(dir, 'data'), EXPLORER_SHUTDOWN_DRAIN_MS: String(drainMs), LOG_LEVEL: 'info' }, [], { captureOutput: true });
     servers.push(server);
     return server;
   };
@@ -83,6 +91,7 @@ describe('explorer serve on SIGTERM', () => {
     expect(exit.at - signalled).toBeGreaterThan(2_500);
     expect(exit.at - stoppedSending).toBeLessThan(10_000);
     expect(exit.at - stoppedSending).toBeGreaterThanOrEqual(900);
+    expect(endedBy(server)).toEqual(['quiet']);
   }, 60_000);
 
   it('closes at its limit while requests go on coming, and at once on a second signal', async () => {
@@ -98,6 +107,7 @@ describe('explorer serve on SIGTERM', () => {
     expect(exit.code).toBe(0);
     expect(exit.at - signalled).toBeGreaterThanOrEqual(1_400);
     expect(sent.filter((s) => s.at - signalled < 1_400 && s.status !== 200)).toEqual([]);
+    expect(endedBy(limited)).toEqual(['limit']);
 
     const hurried = await serve(60_000);
     const hurriedGone = exited(hurried);
@@ -114,5 +124,6 @@ describe('explorer serve on SIGTERM', () => {
     await keepGoing;
     expect(end.code).toBe(0);
     expect(end.at - second).toBeLessThan(5_000);
+    expect(endedBy(hurried)).toEqual(['signal']);
   }, 60_000);
 });

@@ -31,7 +31,7 @@ export async function startApi(runtime: Runtime): Promise<(stop: StopRequest) =>
     const maxMs = signal === 'SIGTERM' ? shutdownDrainMs : 0;
     if (maxMs > 0) runtime.logger.info({ maxMs }, 'draining: /health answers 503, requests are served until they stop coming');
     const drained = await drain.run(app.server, maxMs, hurry);
-    if (maxMs > 0) runtime.logger.info({ ms: drained.ms, quiet: drained.quiet }, 'drained: closing the listener');
+    if (maxMs > 0) runtime.logger.info({ ms: drained.ms, endedBy: drained.endedBy }, 'drained: closing the listener');
     await app.close();
   };
 }
