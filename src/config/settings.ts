@@ -7,6 +7,7 @@ import { API_KEY_FORMAT_TEXT, API_KEY_MAX_LENGTH, API_KEY_MIN_LENGTH, API_KEY_PA
 import { blobScheduleKind } from './blob-schedule.js';
 import { ensKind } from './ens.js';
 import { arbitrumSettlementKind } from '../chains/arbitrum/config.js';
+import { BLOCK_PRODUCERS, type BlockProducer } from '../evm/block-producer.js';
 import { redactUrls } from '../rpc/redact-url.js';
 
 /**
@@ -209,6 +210,10 @@ export const chainSettings = {
   elasticity: setting({
     key: 'elasticity', env: 'EXPLORER_ELASTICITY', default: 2, ...integer(1, 1_000),
     help: 'EIP-1559 elasticity multiplier (it shapes `gas_target_percentage`): 2 on Ethereum, 6 on OP Mainnet; one value per chain (an OP chain that changes it per block since Holocene is not followed)',
+  }),
+  blockProducer: setting<BlockProducer>({
+    key: 'blockProducer', env: 'EXPLORER_BLOCK_PRODUCER', default: 'miner', ...choice(BLOCK_PRODUCERS),
+    help: 'whose blocks the chain\'s are (`miner` in the block object, the blocks-validated operation): `miner`, the header\'s field; `clique`, the signer of the Clique seal in `extraData`, for chains whose `miner` is the zero address (geth Clique PoA, Polygon PoS), whose clients pay the signer the fees (see "Clique chains")',
   }),
   rebasingTokens: setting({
     key: 'rebasingTokens', default: [], defaultText: 'none', ...addressList,

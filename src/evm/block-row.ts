@@ -11,13 +11,16 @@
 import type { Hex } from '../db/rows.js';
 import type { BlockRow, Reward } from '../db/model/block.js';
 import { InconsistentChainDataError } from '../rpc/errors.js';
-import { lowerHex, padHex, ZERO_ADDRESS } from './hex.js';
+import { lowerHex, padHex } from './hex.js';
+import { blockProducerOf, type BlockProducer } from './block-producer.js';
 import { parseOptionalQuantity, parseQuantity } from '../rpc/quantity.js';
 import type { RpcBlock, RpcReceipt, RpcTransaction } from '../rpc/types.js';
 import { REWARD_TYPE, type BlockTraceSummary } from './traces.js';
 
 export interface BlockRowOptions {
   chainId: number;
+  /** whose block it is: the header's `miner`, or its Clique seal's signer (block-producer.ts); default `miner` */
+  blockProducer?: BlockProducer;
 }
 
 export interface BlockFees {
@@ -130,18 +133,20 @@ export function computeBlockFees(block: RpcBlock, receipts: readonly RpcReceipt[
   return { transactionFees: transactionFees + parentChainFees, burntFees, priorityFee, parentChainFees };
 }
 
-/** Fields that come from the header alone (no receipts, no traces). */
-export function blockHeaderFields(block: RpcBlock): BlockHeaderFields {
-  // A chain whose blocks name no miner (null or absent; some rollups' sequencers) has its blocks
-  // validated by the zero address: refusing them stopped the chain for good (L2 review).
-  const miner = block.miner ?? block.author ?? ZERO_ADDRESS;
+/**
+ * Fields that come from the header alone (no receipts, no traces). `miner` is the block's
+ * producer (block-producer.ts): a chain whose blocks name no miner (null or absent; some rollups'
+ * sequencers) has its blocks validated by the zero address, as refusing them stopped the chain
+ * for good (L2 review).
+ */
+export function blockHeaderFields(block: RpcBlock, producer: BlockProducer = 'miner'): BlockHeaderFields {
   return {
     number: parseQuantity(block.number),
     hash: lowerHex(block.hash),
     parentHash: lowerHex(block.parentHash),
     nonce: padHex(block.nonce ? parseQuantity(block.nonce) : 0n, 8),
     timestamp: parseQuantity(block.timestamp),
-    miner: lowerHex(miner),
+    miner: blockProducerOf(block, producer),
     size: block.size === undefined ? 0n : parseQuantity(block.size),
     difficulty: block.difficulty === undefined ? 0n : parseQuantity(block.difficulty),
     totalDifficulty: parseOptionalQuantity(block.totalDifficulty),
@@ -203,7 +208,7 @@ export function buildBlockRow(
   traces: Pick<BlockTraceSummary, 'rewards' | 'internalTransactionsCount'> | null,
   options: BlockRowOptions,
 ): EvmBlockRow {
-  const header = blockHeaderFields(block);
+  const header = blockHeaderFields(block, options.blockProducer);
   const paid = computeBlockFees(block, receipts);
   const { parentChainFees: _parentChainFees, ...fees } = paid;
   return {
@@ -211,6 +216,7 @@ export function buildBlockRow(
     ...header,
     ...fees,
     internalTransactionsCount: traces?.internalTransactionsCount ?? null,
+    // paid to the producer: a Clique chain's client pays the tips to the seal's signer, not to the header's 0x0
     rewards: blockRewards(traces?.rewards ?? null, header.miner, paid),
     consensus: true,
     isUncle: false,
@@ -227,7 +233,7 @@ export function buildBlockRow(
 export function buildUncleRow(uncle: RpcBlock, options: BlockRowOptions): EvmBlockRow {
   return {
     chainId: options.chainId,
-    ...blockHeaderFields({ ...uncle, transactions: [] }),
+    ...blockHeaderFields({ ...uncle, transactions: [] }, options.blockProducer),
     transactionFees: 0n,
     burntFees: 0n,
     priorityFee: 0n,

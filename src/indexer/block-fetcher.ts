@@ -55,7 +55,12 @@ export class BlockFetcher {
     await this.wrapped.learnFrom(fetched.receipts.flatMap((r) => r.logs), number);
     return digestBlock(
       { ...fetched, traces, uncles },
-      { chainId: this.chain.chainId, wrappedNativeTokens: this.wrapped.set, ensRegistry: ensRegistryFor(this.chain.chainId, this.chain.ens) },
+      {
+        chainId: this.chain.chainId,
+        wrappedNativeTokens: this.wrapped.set,
+        ensRegistry: ensRegistryFor(this.chain.chainId, this.chain.ens),
+        blockProducer: this.chain.blockProducer,
+      },
     );
   }
 

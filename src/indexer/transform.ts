@@ -10,6 +10,7 @@ import { chainFieldsOf } from '../chains/index.js';
 import type { BalanceDelta, BlockDelta, KeyChanges } from '../db/queries/write-balances.js';
 import { BalanceSum } from './balance-sum.js';
 import { decodeEnsEvents, type EnsEvent, type ReverseNode } from '../evm/ens-events.js';
+import type { BlockProducer } from '../evm/block-producer.js';
 
 /** What one batch of blocks contributes to the database, before any I/O. */
 export interface IndexBatch {
@@ -43,6 +44,8 @@ export interface DigestOptions {
   wrappedNativeTokens: ReadonlySet<string>;
   /** the ENS registry whose names the chain follows (config `ens`), if any */
   ensRegistry?: Hex | null;
+  /** whose blocks they are (config `blockProducer`); default `miner` */
+  blockProducer?: BlockProducer;
 }
 
 export interface TransformOptions {
@@ -78,11 +81,12 @@ export interface DigestedBlock {
 
 export function digestBlock({ block, receipts, traces, uncles: blockUncles }: FetchedBlock, options: DigestOptions): DigestedBlock {
   const registry = options.ensRegistry ?? null;
-  const row: BlockRow = { ...buildBlockRow(block, receipts, traces, { chainId: options.chainId }), chainFields: chainFieldsOf(block) };
+  const rowOptions = { chainId: options.chainId, blockProducer: options.blockProducer };
+  const row: BlockRow = { ...buildBlockRow(block, receipts, traces, rowOptions), chainFields: chainFieldsOf(block) };
   const addresses = new Set<Hex>([row.miner]);
   const uncles: BlockRow[] = [];
   for (const uncle of blockUncles) {
-    const uncleRow: BlockRow = { ...buildUncleRow(uncle, { chainId: options.chainId }), chainFields: chainFieldsOf(uncle) };
+    const uncleRow: BlockRow = { ...buildUncleRow(uncle, rowOptions), chainFields: chainFieldsOf(uncle) };
     uncles.push(uncleRow);
     addresses.add(uncleRow.miner);
   }

@@ -68,6 +68,7 @@ const SAMPLES: Record<string, Sample> = {
   historyFromBlock: { flag: '31', env: '32', file: 33, expect: { flag: 31n, env: 32n, file: 33n, none: null }, read: (c) => chain(c).historyFromBlock },
   pollIntervalMs: { env: '300', file: 400, expect: { env: 300, file: 400, none: 1_000 }, read: (c) => chain(c).pollIntervalMs },
   elasticity: { env: '8', file: 6, expect: { env: 8, file: 6, none: 2 }, read: (c) => chain(c).elasticity },
+  blockProducer: { env: 'clique', file: 'clique', expect: { env: 'clique', file: 'clique', none: 'miner' }, read: (c) => chain(c).blockProducer },
   rebasingTokens: { file: [A1.toUpperCase().replace('0X', '0x')], expect: { file: [A1], none: [] }, read: (c) => chain(c).rebasingTokens },
   rebasingSweepBatches: { file: 7, expect: { file: 7, none: 100 }, read: (c) => chain(c).rebasingSweepBatches },
   rpcConcurrency: { env: '3', file: 4, expect: { env: 3, file: 4, none: 8 }, read: (c) => chain(c).rpcConcurrency },

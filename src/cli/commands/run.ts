@@ -35,12 +35,13 @@ const indexerRole: Role = async (rt) => {
     rt.logger.warn('no --chain given: nothing to index');
     return async () => undefined;
   }
-  const [{ verifyChainId }, { chainRpcClient, otherNodesRpc }, { startIndexers }, { checkChainKindsAtStart }, { ensureChain }] = await Promise.all([
+  const [{ verifyChainId }, { chainRpcClient, otherNodesRpc }, { startIndexers }, { checkChainKindsAtStart }, { ensureChain }, { checkBlockProducer }] = await Promise.all([
     import('../../indexer/chain-identity.js'),
     import('../../indexer/chain-rpc.js'),
     import('../../indexer/run.js'),
     import('../../chains/index.js'),
     import('../../db/queries/chains.js'),
+    import('../../indexer/block-producer-check.js'),
   ]);
   // /metrics first: a scrape must work while a node is slow to answer the checks below
   const metricsPort = rt.config.metricsPort;
@@ -57,6 +58,7 @@ const indexerRole: Role = async (rt) => {
       rt.logger.info({ chainId: chain.chainId }, 'asking the RPC URLs which chain they serve');
       await verifyChainId(rpc, chain.chainId);
       await ensureChain(rt.db, chain.chainId, chain.elasticity, chain.blobSchedule ?? null);
+      await checkBlockProducer(rt.db, chain, rpc, rt.logger, AbortSignal.timeout(KIND_CHECK_WAIT_MS));
       await checkChainKindsAtStart({ db: rt.db, chain, rpc, logger: rt.logger, createRpc: otherNodesRpc(chain, rt.logger) }, KIND_CHECK_WAIT_MS);
     } finally {
       rpc.close();

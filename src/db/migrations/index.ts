@@ -27,6 +27,7 @@ import * as balancePrevValue from './027_balance_prev_value.js';
 import * as tokenParts from './028_token_parts.js';
 import * as unboundedSums from './029_unbounded_sums.js';
 import * as holdersByTokenId from './030_holders_by_token_id.js';
+import * as blockProducer from './031_block_producer.js';
 
 export interface Migration {
   id: string;
@@ -69,4 +70,5 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: '028_token_parts', sql: tokenParts.sql },
   { id: '029_unbounded_sums', sql: unboundedSums.sql },
   { id: '030_holders_by_token_id', sql: holdersByTokenId.sql, after: holdersByTokenId.after },
+  { id: '031_block_producer', sql: blockProducer.sql },
 ];

@@ -1,0 +1,77 @@
+/**
+ * A block header as the chain hashes it: its fields, in the consensus order, RLP-encoded. Its
+ * keccak is the block's hash, which is how a caller knows it read every field the chain has
+ * (a fork's field it does not know makes the hash differ, never a silently wrong encoding).
+ */
+import { keccak256, toRlp, type Hex as ViemHex } from 'viem';
+import type { RpcBlock } from '../rpc/types.js';
+
+/** geth's types.Header, from `parentHash` to the newest fork's field; optional ones end the list. */
+const FIXED_FIELDS = [
+  ['parentHash', 'bytes'],
+  ['sha3Uncles', 'bytes'],
+  ['miner', 'bytes'],
+  ['stateRoot', 'bytes'],
+  ['transactionsRoot', 'bytes'],
+  ['receiptsRoot', 'bytes'],
+  ['logsBloom', 'bytes'],
+  ['difficulty', 'quantity'],
+  ['number', 'quantity'],
+  ['gasLimit', 'quantity'],
+  ['gasUsed', 'quantity'],
+  ['timestamp', 'quantity'],
+  ['extraData', 'bytes'],
+  ['mixHash', 'bytes'],
+  ['nonce', 'bytes'],
+] as const;
+
+/** Each fork's field, present from its fork on: a header has a prefix of these (London … Prague). */
+const FORK_FIELDS = [
+  ['baseFeePerGas', 'quantity'],
+  ['withdrawalsRoot', 'bytes'],
+  ['blobGasUsed', 'quantity'],
+  ['excessBlobGas', 'quantity'],
+  ['parentBeaconBlockRoot', 'bytes'],
+  ['requestsHash', 'bytes'],
+] as const;
+
+export class HeaderFieldError extends Error {
+  override readonly name = 'HeaderFieldError';
+}
+
+/** A JSON-RPC quantity as RLP wants it: big-endian, no leading zero byte, 0 as no bytes. */
+function quantityBytes(value: string): ViemHex {
+  const digits = BigInt(value).toString(16);
+  return digits === '0' ? '0x' : `0x${digits.length % 2 === 0 ? digits : `0${digits}`}`;
+}
+
+function fieldOf(block: RpcBlock, name: string, kind: 'bytes' | 'quantity'): ViemHex {
+  const value = block[name];
+  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]*$/.test(value)) {
+    throw new HeaderFieldError(`block ${String(block.number)} has no ${name} the header can be encoded with`);
+  }
+  if (kind === 'quantity') return quantityBytes(value);
+  if (value.length % 2 !== 0) throw new HeaderFieldError(`block ${String(block.number)}: ${name} is not whole bytes`);
+  return value.toLowerCase() as ViemHex;
+}
+
+/**
+ * The header's RLP, with `extraData` replaced when given (a Clique seal is signed over the header
+ * without its own 65 bytes). The fork fields are taken while present: the first one absent ends
+ * the list, as a header of that fork ends there.
+ */
+export function headerRlp(block: RpcBlock, extraData?: string): ViemHex {
+  const fields: ViemHex[] = FIXED_FIELDS.map(([name, kind]) =>
+    name === 'extraData' && extraData !== undefined ? fieldOf({ ...block, extraData }, name, kind) : fieldOf(block, name, kind),
+  );
+  for (const [name, kind] of FORK_FIELDS) {
+    if (block[name] === undefined || block[name] === null) break;
+    fields.push(fieldOf(block, name, kind));
+  }
+  return toRlp(fields);
+}
+
+/** Whether the fields the node sent hash to the block's hash: every field of the header read. */
+export function headerMatchesHash(block: RpcBlock): boolean {
+  return keccak256(headerRlp(block)) === block.hash.toLowerCase();
+}
