@@ -10,7 +10,8 @@ import type { Hex } from '../db/rows.js';
 import { negativeBalances } from '../db/queries/write-balances.js';
 import { indexedBlock, setHeadBlock } from '../db/queries/progress.js';
 import { warnIfStartBlockChanged } from './start-block.js';
-import { transformBatch, findLinkBreak, type DigestedBlock, type IndexBatch, type TransformOptions } from './transform.js';
+import { findLinkBreak, type DigestedBlock, type IndexBatch, type TransformOptions } from './transform.js';
+import { BatchTaker, type BatchSizeOptions } from './batch-taker.js';
 import { BlockPrefetcher } from './block-prefetcher.js';
 import { HeadPoller } from './head-poller.js';
 import { pruneRecordedChanges, writeBatch } from './write-batch.js';
@@ -29,7 +30,7 @@ import { PartsAhead } from './parts-ahead.js';
 import { StepStatus } from './step-status.js';
 import type { IndexerMetrics } from './metrics.js';
 
-export interface ChainIndexerOptions {
+export interface ChainIndexerOptions extends BatchSizeOptions {
   db: Database;
   rpc: RpcClient;
   chain: ChainConfig;
@@ -37,18 +38,8 @@ export interface ChainIndexerOptions {
   metrics?: IndexerMetrics;
   /** called after each batch, for progress displays */
   onBatch?: (info: { batch: IndexBatch; head: bigint; ms: number }) => void;
-  /**
-   * blocks per batch: the range size aimed at is adapted between these bounds to hold about
-   * `targetTransfers` (by default 10, the chain's `maxBlocksPerRange` and `transfersPerRange`);
-   * a batch is the blocks fetched by the time the writer takes it, at least the lower bound (or
-   * to the head) and at most the size aimed at
-   */
-  minBatchBlocks?: number;
-  maxBatchBlocks?: number;
-  targetTransfers?: number;
+  /** false: never ask the node for traces (default: where it serves them) */
   traces?: boolean;
-  /** how often a batch still waiting for its blocks says so (default 15 s) */
-  waitingLogMs?: number;
 }
 
 /** Where the next batch starts, and the hash it must follow (null before the first block). */
@@ -79,7 +70,7 @@ export class ChainIndexer {
   private readonly logger: Logger;
   private readonly fetcher: BlockFetcher;
   private readonly rebasing: RebasingBalances;
-  private batchBlocks: number;
+  private readonly batches: BatchTaker;
   private readonly recentAddresses = new RecentAddresses();
   private readonly backfill: Backfill;
   private readonly status: StepStatus;
@@ -98,7 +89,7 @@ export class ChainIndexer {
     this.logger = options.logger;
     this.fetcher = new BlockFetcher(options.rpc, options.chain, options.logger, options.traces);
     this.rebasing = new RebasingBalances(options.chain.rebasingTokens, options.chain.rebasingSweepBatches);
-    this.batchBlocks = this.minBatchBlocks;
+    this.batches = new BatchTaker(options.chain, options.logger, options);
     this.backfill = new Backfill(options.db, options.chain.chainId, options.chain.reorgWindow, options.logger);
     this.status = new StepStatus(options.db, options.chain.chainId);
     this.failures = new FailureLog(options.logger, { chainId: options.chain.chainId }, 'error', {
@@ -110,33 +101,6 @@ export class ChainIndexer {
     this.horizon = new HistoryHorizon(options.db, options.chain.chainId, options.chain.historyFromBlock, options.logger);
     this.reorgScope = { db: options.db, rpc: options.rpc, chain: options.chain, logger: options.logger };
     this.unavailable = new UnavailableBlocks(options.chain.chainId, options.logger, this.status);
-  }
-
-  private get minBatchBlocks(): number {
-    return Math.min(this.options.minBatchBlocks ?? 10, this.maxBatchBlocks);
-  }
-
-  private get maxBatchBlocks(): number {
-    return this.options.maxBatchBlocks ?? this.chain.maxBlocksPerRange;
-  }
-
-  /**
-   * Blocks asked for at once: enough for every request slot of the RPC budget to carry a full
-   * batch (a block, its receipts and its traces are three calls), twice over, so that a full
-   * batch is queued for each slot as it frees. Fewer leave slots idle while each exchange waits
-   * out the node's latency; more only queue at the budget.
-   */
-  private get blocksInFlight(): number {
-    return 2 * this.chain.rpcConcurrency * Math.max(1, Math.floor(this.chain.rpcBatchSize / 3));
-  }
-
-  /**
-   * Blocks fetched or being fetched ahead of the writer: a whole range plus the blocks in
-   * flight, so the next range is on its way while one is written. This bounds the memory the
-   * fetched blocks hold while they wait for the writer.
-   */
-  private get fetchWindow(): number {
-    return this.batchBlocks + this.blocksInFlight;
   }
 
   private get label() {
@@ -165,7 +129,7 @@ export class ChainIndexer {
     this.options.metrics?.stepFailures.inc(this.metricLabel, 0);
     await verifyChainId(this.rpc, this.chain.chainId);
     const prefetcher = new BlockPrefetcher(
-      { fetch: (block, fetchSignal) => this.fetcher.fetch(block, fetchSignal), inFlight: () => this.blocksInFlight, window: () => this.fetchWindow },
+      { fetch: (block, fetchSignal) => this.fetcher.fetch(block, fetchSignal), inFlight: () => this.batches.blocksInFlight, window: () => this.batches.fetchWindow },
       signal,
     );
     const heads = new HeadPoller(this.rpc, this.chain.pollIntervalMs);
@@ -193,7 +157,7 @@ export class ChainIndexer {
     if (await this.partsAhead.setBackUnlessOnNode(run.next - 1n, head)) return;
     if (run.next > head) return this.atHead(run, head, signal);
     const started = Date.now();
-    const batch = run.following?.from === run.next ? await run.following.batch : await this.take(run.prefetcher, run.next, head, this.partsAhead.through);
+    const batch = run.following?.from === run.next ? await run.following.batch : await this.batches.take(run.prefetcher, run.next, head, this.transformOptions(head), this.partsAhead.through);
     run.following = null;
     if (await this.linkBroken(run, batch, signal)) return;
     if (await this.partsAhead.setBackUnlessOnNode(run.next - 1n, head, batch)) {
@@ -203,7 +167,7 @@ export class ChainIndexer {
     // The next batch is taken and transformed while this one is written: the transform's
     // CPU beside the database's, not after it. It is dropped with the prefetcher on any upset.
     if (batch.to < head) {
-      const taking = this.take(run.prefetcher, batch.to + 1n, head);
+      const taking = this.batches.take(run.prefetcher, batch.to + 1n, head, this.transformOptions(head));
       taking.catch(() => undefined); // awaited when its turn comes
       run.following = { from: batch.to + 1n, batch: taking };
     }
@@ -309,32 +273,6 @@ export class ChainIndexer {
   }
 
   /**
-   * The batch starting at `from`: the blocks fetched ahead of it, at least `minBatchBlocks` (or
-   * to the head) and as many more as are ready, up to the range size the writer aims at; or, with
-   * `through`, the blocks up to that one.
-   */
-  private async take(prefetcher: BlockPrefetcher<DigestedBlock>, from: bigint, head: bigint, through?: bigint): Promise<IndexBatch> {
-    // a slow or rate-capped node can take minutes for a range: say what is being waited for,
-    // so a silent log is never the only sign of life
-    const started = Date.now();
-    const waiting = setInterval(() => {
-      this.logger.info(
-        { ...this.label, from: from.toString(), head: head.toString(), fetched: prefetcher.readyFrom(from), waitedS: Math.round((Date.now() - started) / 1000) },
-        'waiting for blocks from the node',
-      );
-    }, this.options.waitingLogMs ?? 15_000);
-    try {
-      // a batch to end at `through` exactly: the fetch window (sized by batchBlocks) must hold it
-      const exactly = through === undefined ? null : Number(through - from + 1n);
-      if (exactly !== null) this.batchBlocks = Math.max(this.batchBlocks, exactly);
-      const blocks = await prefetcher.take(from, through ?? head, exactly ?? this.minBatchBlocks, exactly ?? this.batchBlocks);
-      return transformBatch(blocks, this.transformOptions(head));
-    } finally {
-      clearInterval(waiting);
-    }
-  }
-
-  /**
    * The settings for a batch below `head` (those of each block's digest are in fetchBlock).
    * Overridden only by bench:index's baseline without the balance history
    * (bench/lib/indexer-without-history.ts): no option here turns the history off, since answers
@@ -409,11 +347,7 @@ export class ChainIndexer {
   }
 
   private async afterBatch(batch: IndexBatch, head: bigint, ms: number): Promise<void> {
-    const target = this.options.targetTransfers ?? this.chain.transfersPerRange;
-    const blocks = batch.blocks.length;
-    // aim the next ranges at a steady number of transfers per transaction
-    const ideal = batch.transfers === 0 ? blocks * 2 : Math.round((blocks * target) / batch.transfers);
-    this.batchBlocks = Math.max(this.minBatchBlocks, Math.min(this.maxBatchBlocks, ideal));
+    this.batches.written(batch);
     if (batch.to % 100n === 0n || head - batch.to < BigInt(this.chain.reorgWindow)) {
       // awaited: a rollback must never read the recorded range while a prune shrinks it
       await pruneRecordedChanges(this.db, this.chain.chainId, head - BigInt(this.chain.reorgWindow) * 2n).catch((error: unknown) =>
@@ -423,7 +357,7 @@ export class ChainIndexer {
     await this.horizon.afterBatch(batch.to, head);
     // one line per commit at debug level: where a kill or a stop left the index, to the block
     this.logger.debug({ ...this.label, indexed: batch.to.toString(), head: head.toString(), behind: Number(head - batch.to) }, 'batch committed');
-    this.options.metrics?.blocks.inc(this.metricLabel, blocks);
+    this.options.metrics?.blocks.inc(this.metricLabel, batch.blocks.length);
     this.options.metrics?.transfers.inc(this.metricLabel, batch.transfers);
     this.options.metrics?.indexedBlock.set(this.metricLabel, Number(batch.to));
     this.options.onBatch?.({ batch, head, ms });
