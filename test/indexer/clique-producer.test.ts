@@ -63,7 +63,7 @@ describe('a Clique chain: blocks validated by the seal\'s signer', () => {
         const validated = async (address: string) => {
           const res = await api.get(`/${node.chainId}/api/v2/addresses/${address}/blocks-validated`);
           expect(res.status).toBe(200);
-          return res.body as { items: Array<{ height: number; hash: string; miner: { hash: string }; rewards: Array<{ reward: string }> }> };
+          return res.body as { items: Array<{ height: number; hash: string; miner: { hash: string }; rewards: Array<{ reward: string; address_hash: string }> }> };
         };
         const bySigner = await validated(node.signer);
         const expected: Array<{ height: number; hash: string }> = [];
@@ -75,7 +75,7 @@ describe('a Clique chain: blocks validated by the seal\'s signer', () => {
         expect(bySigner.items.map((b) => ({ height: b.height, hash: b.hash }))).toEqual(expected);
         expect(new Set(bySigner.items.map((b) => b.miner.hash.toLowerCase()))).toEqual(new Set([node.signer]));
         const withTx = bySigner.items.find((b) => BigInt(b.height) === tipped.block)!;
-        expect(withTx.rewards.map((r) => r.reward)).toEqual([tipped.tips.toString()]);
+        expect(withTx.rewards.map((r) => [r.reward, r.address_hash.toLowerCase()])).toEqual([[tipped.tips.toString(), node.signer]]);
         expect((await validated(ZERO)).items.map((b) => b.height)).toEqual([0]);
       } finally {
         await api.close();
