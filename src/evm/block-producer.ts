@@ -8,12 +8,12 @@
  * block under 0x0 (the reference's issue 6141; its `BLOCK_TRANSFORMER=clique` hashes only the
  * pre-London fields, so a signer it recovers past London is a wrong address).
  */
-import { secp256k1 } from '@noble/curves/secp256k1';
 import { hexToBytes, keccak256, type Hex as ViemHex } from 'viem';
 import type { Hex } from '../db/rows.js';
 import type { RpcBlock } from '../rpc/types.js';
-import { headerMatchesHash, headerRlp } from './header-rlp.js';
+import { blockNumberText, HeaderFieldError, headerMatchesHash, headerRlp } from './header-rlp.js';
 import { lowerHex, ZERO_ADDRESS } from './hex.js';
+import { recoverSigner } from './recover-signer.js';
 
 export const BLOCK_PRODUCERS = ['miner', 'clique'] as const;
 export type BlockProducer = (typeof BLOCK_PRODUCERS)[number];
@@ -37,27 +37,31 @@ export function coinbaseOf(block: RpcBlock): Hex {
  * the seal's message is the header exactly as the chain signed it.
  */
 export function cliqueSigner(block: RpcBlock): Hex {
+  const number = blockNumberText(block);
   const extra = typeof block['extraData'] === 'string' ? block['extraData'] : '0x';
   const bytes = (extra.length - 2) / 2;
   if (bytes < VANITY_BYTES + SEAL_BYTES) {
-    throw new BlockSealError(`block ${BigInt(block.number)} has no Clique seal: its extraData is ${bytes} bytes, under ${VANITY_BYTES + SEAL_BYTES}`);
+    throw new BlockSealError(`block ${number} has no Clique seal: its extraData is ${bytes} bytes, under ${VANITY_BYTES + SEAL_BYTES}`);
   }
-  if (!headerMatchesHash(block)) {
+  let matches: boolean;
+  try {
+    matches = headerMatchesHash(block);
+  } catch (error) {
+    if (!(error instanceof HeaderFieldError)) throw error;
+    throw new BlockSealError(`${error.message}, so its seal cannot be checked`);
+  }
+  if (!matches) {
     throw new BlockSealError(
-      `block ${BigInt(block.number)}: the header fields the node sent do not hash to the block's hash, so its seal cannot be checked (a header field of this chain not known here)`,
+      `block ${number}: the header fields the node sent do not hash to the block's hash (a field missing, altered, or one this chain adds that is not known here), so its seal cannot be checked`,
     );
   }
   const sealAt = extra.length - SEAL_BYTES * 2;
-  const sealHash = keccak256(headerRlp(block, extra.slice(0, sealAt)));
+  const sealHash = keccak256(headerRlp(block, extra.slice(0, sealAt)), 'bytes');
   const seal = hexToBytes(`0x${extra.slice(sealAt)}` as ViemHex);
-  const recovery = seal[64]!;
   try {
-    if (recovery > 1) throw new Error(`recovery id ${recovery}`);
-    const key = secp256k1.Signature.fromCompact(seal.subarray(0, 64)).addRecoveryBit(recovery).recoverPublicKey(hexToBytes(sealHash).slice());
-    const address = keccak256(key.toRawBytes(false).subarray(1)).slice(-40);
-    return `0x${address}`;
+    return recoverSigner(sealHash, seal.subarray(0, 64), seal[64]!);
   } catch (error) {
-    throw new BlockSealError(`block ${BigInt(block.number)} has no valid Clique seal (${(error as Error).message})`);
+    throw new BlockSealError(`block ${number} has no valid Clique seal (${(error as Error).message})`);
   }
 }
 
@@ -67,5 +71,10 @@ export function cliqueSigner(block: RpcBlock): Hex {
  */
 export function blockProducerOf(block: RpcBlock, producer: BlockProducer): Hex {
   if (producer === 'miner' || BigInt(block.number) === 0n) return coinbaseOf(block);
-  return cliqueSigner(block);
+  try {
+    return cliqueSigner(block);
+  } catch (error) {
+    if (!(error instanceof BlockSealError)) throw error;
+    throw new BlockSealError(`${error.message}; blockProducer clique needs every block after genesis sealed (a chain that is not Clique needs miner)`);
+  }
 }

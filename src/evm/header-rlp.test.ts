@@ -48,6 +48,11 @@ describe('the block producer', () => {
     expect(() => cliqueSigner(block)).toThrow(/block 18000000 has no Clique seal: its extraData is \d+ bytes, under 97/);
     // 97 bytes of extraData whose header does not hash to the block's hash: not checked, refused
     const padded = { ...block, extraData: `0x${'11'.repeat(97)}` };
-    expect(() => cliqueSigner(padded)).toThrow(/do not hash to the block's hash/);
+    expect(() => cliqueSigner(padded)).toThrow(/^block 18000000: the header fields the node sent do not hash to the block's hash/);
+    // a field the header needs, missing: the same kind of error, the block in decimal
+    expect(() => cliqueSigner({ ...padded, mixHash: undefined })).toThrow(BlockSealError);
+    expect(() => cliqueSigner({ ...padded, mixHash: undefined })).toThrow(/^block 18000000 has no mixHash the header can be encoded with, so its seal cannot be checked$/);
+    // as the pipeline meets it: with what to do
+    expect(() => blockProducerOf(block, 'clique')).toThrow(/; blockProducer clique needs every block after genesis sealed \(a chain that is not Clique needs miner\)$/);
   });
 });

@@ -45,13 +45,22 @@ function quantityBytes(value: string): ViemHex {
   return digits === '0' ? '0x' : `0x${digits.length % 2 === 0 ? digits : `0${digits}`}`;
 }
 
+/** The block's number as people write it, whatever the node sent. */
+export function blockNumberText(block: RpcBlock): string {
+  try {
+    return BigInt(block.number).toString();
+  } catch {
+    return String(block.number);
+  }
+}
+
 function fieldOf(block: RpcBlock, name: string, kind: 'bytes' | 'quantity'): ViemHex {
   const value = block[name];
   if (typeof value !== 'string' || !/^0x[0-9a-fA-F]*$/.test(value)) {
-    throw new HeaderFieldError(`block ${String(block.number)} has no ${name} the header can be encoded with`);
+    throw new HeaderFieldError(`block ${blockNumberText(block)} has no ${name} the header can be encoded with`);
   }
   if (kind === 'quantity') return quantityBytes(value);
-  if (value.length % 2 !== 0) throw new HeaderFieldError(`block ${String(block.number)}: ${name} is not whole bytes`);
+  if (value.length % 2 !== 0) throw new HeaderFieldError(`block ${blockNumberText(block)}: ${name} is not whole bytes`);
   return value.toLowerCase() as ViemHex;
 }
 

@@ -4,6 +4,7 @@ import { ensureChain, listChains } from '../db/queries/chains.js';
 import { recordIndexerFailure } from '../db/queries/indexer-status.js';
 import { freshDatabase } from '../../test/support/databases.js';
 import { FOREIGN_FAILURE_CHECK_MS, StepStatus } from './step-status.js';
+import { BlockSealError } from '../evm/block-producer.js';
 
 describe('StepStatus', () => {
   let db: Database;
@@ -21,6 +22,16 @@ describe('StepStatus', () => {
     expect(await failing()).toBe(true);
     await status.succeeded(1_000_000);
     expect(await failing()).toBe(false);
+  });
+
+  // Clique review: a block whose seal the chain's blockProducer cannot read was "an internal error"
+  it('names a chain whose blocks do not fit its settings as such, not as an internal error', async () => {
+    const status = new StepStatus(db, 7);
+    await status.failed(new BlockSealError('block 5 has no Clique seal'));
+    expect((await listChains(db)).find((c) => c.chainId === 7)!.failure).toBe('settings');
+    await status.failed(new Error('boom'));
+    expect((await listChains(db)).find((c) => c.chainId === 7)!.failure).toBe('internal');
+    await status.succeeded(1_000_000);
   });
 
   // upgrade review: a frozen writer that resumed after another took over recorded a failure no

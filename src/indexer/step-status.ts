@@ -2,6 +2,7 @@ import type { Database } from '../db/client.js';
 import { isDatabaseFault, isDiskFull } from '../db/unavailable.js';
 import { clearIndexerFailure, recordIndexerFailure, type IndexerFailure } from '../db/queries/indexer-status.js';
 import { RpcError } from '../rpc/errors.js';
+import { BlockSealError } from '../evm/block-producer.js';
 
 /**
  * What one chain's indexer tells every API process, through the database, of its last step:
@@ -26,7 +27,15 @@ export class StepStatus {
   ) {}
 
   async failed(error: unknown): Promise<void> {
-    const failure: IndexerFailure = isDiskFull(error) ? 'disk-full' : isDatabaseFault(error) ? 'database' : error instanceof RpcError ? 'rpc' : 'internal';
+    const failure: IndexerFailure = isDiskFull(error)
+      ? 'disk-full'
+      : isDatabaseFault(error)
+        ? 'database'
+        : error instanceof RpcError
+          ? 'rpc'
+          : error instanceof BlockSealError
+            ? 'settings'
+            : 'internal';
     // set first: a write whose answer was lost may still have been committed
     this.failureRecorded = true;
     try {

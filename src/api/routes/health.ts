@@ -19,6 +19,7 @@ const FAILURES: Record<string, string> = {
   rpc: 'the RPC node failed',
   database: 'the database failed',
   'disk-full': "the database's disk is full: free space where it keeps its data (the data directory, or the PostgreSQL server's)",
+  settings: "the chain's settings do not fit its node's blocks (see the indexer log)",
   internal: 'an internal error (see the indexer log)',
   stopped: 'the indexer stopped on an error it does not retry (see its log); the other chains go on',
 };

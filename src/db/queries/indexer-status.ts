@@ -1,7 +1,7 @@
 import type { Queryable } from '../client.js';
 
 /** What kind of fault stopped an indexing step; shown by /health, so never an error message. */
-export type IndexerFailure = 'rpc' | 'database' | 'disk-full' | 'internal' | 'stopped';
+export type IndexerFailure = 'rpc' | 'database' | 'disk-full' | 'settings' | 'internal' | 'stopped';
 
 /** Records a failed step; `failing_since` keeps the first failure of a run of them. */
 export async function recordIndexerFailure(db: Queryable, chainId: number, failure: IndexerFailure): Promise<void> {
