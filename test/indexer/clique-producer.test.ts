@@ -21,6 +21,7 @@ import { freshDatabase } from '../support/databases.js';
 import { startIndexer } from '../support/indexer-harness.js';
 import { startTestApi } from '../support/api.js';
 import { killHard, spawnIndexer } from '../support/indexer-process.js';
+import { runCli } from '../support/cli.js';
 import type { RpcBlock, RpcReceipt } from '../../src/rpc/types.js';
 import { headerMatchesHash } from '../../src/evm/header-rlp.js';
 
@@ -126,6 +127,8 @@ describe('a Clique chain: blocks validated by the seal\'s signer', () => {
       } finally {
         await killHard(back);
       }
+      const listed = await runCli(['chains', 'list'], { env: { EXPLORER_DATA_DIR: data } });
+      expect(listed.stdout).toMatch(new RegExp(`^${node.chainId}\\tindexed \\d+\\thead \\d+\\t\\S+\\tblockProducer mixed$`, 'm'));
     } finally {
       await anvil.stop();
       await rm(dir, { recursive: true, force: true });

@@ -9,12 +9,14 @@ const orNone = (v: bigint | null) => (v === null ? '-' : v.toString());
 
 export function chainsCommand(): Command {
   const chains = new Command('chains').description('the chains this database holds: list them; remove one to index it afresh or retire it');
-  commonOptions(chains.command('list').description('chain id, indexed block, node head, state'))
+  commonOptions(chains.command('list').description('chain id, indexed block, node head, state, and blockProducer where it is not miner'))
     .action(async (_opts: unknown, cmd: Command) =>
       withRuntime(cmd, async (rt) => {
         for (const c of await listChains(rt.db)) {
           const state = c.failingSince !== null ? `failing since ${c.failingSince.toISOString()} (${c.failure})` : c.backfilling ? 'backfilling' : 'ok';
-          process.stdout.write(`${c.chainId}\tindexed ${orNone(c.indexedBlock)}\thead ${orNone(c.headBlock)}\t${state}\n`);
+          // said only where it is not the default: a Clique chain's, or one indexed with both
+          const producer = c.blockProducer == null || c.blockProducer === 'miner' ? '' : `\tblockProducer ${c.blockProducer}`;
+          process.stdout.write(`${c.chainId}\tindexed ${orNone(c.indexedBlock)}\thead ${orNone(c.headBlock)}\t${state}${producer}\n`);
         }
       }),
     );

@@ -18,6 +18,8 @@ export interface ChainStatus {
   failure: string | null;
   /** indexed for the first time and its page indexes not built yet (db/chain-partitions.ts) */
   backfilling: boolean;
+  /** `blockProducer` as the chain's blocks were indexed: `miner`, `clique`, `mixed` (changed since); null: before it was kept (miner) */
+  blockProducer?: string | null;
   /** an Arbitrum chain's parent-chain follower (chains/arbitrum/): its tip, the parent's head, its last poll */
   parent?: { indexedBlock: bigint | null; headBlock: bigint | null; polledAt: number | null };
 }
@@ -47,6 +49,7 @@ export async function listChains(db: Queryable): Promise<ChainStatus[]> {
     parent_polled_ms_ago: string | null;
     followed: boolean | null;
     backfilling: boolean;
+    block_producer: string | null;
   }>(
     // the heartbeat's age by the database's clock, which every process shares
     `SELECT c.chain_id::text, c.elasticity, c.blob_schedule, c.indexed_block::text, c.head_block::text,
@@ -55,7 +58,7 @@ export async function listChains(db: Queryable): Promise<ChainStatus[]> {
             to_char(c.failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS failing_since, c.failure,
             p.chain_id IS NOT NULL AS followed, p.indexed_block::text AS parent_indexed, p.head_block::text AS parent_head,
             (extract(epoch FROM now() - p.polled_at) * 1000)::bigint::text AS parent_polled_ms_ago,
-            ${backfillingSql('c.chain_id')} AS backfilling
+            ${backfillingSql('c.chain_id')} AS backfilling, c.block_producer
      FROM chains c LEFT JOIN arbitrum_parent p ON p.chain_id = c.chain_id ORDER BY c.chain_id`,
   );
   const now = Date.now();
@@ -70,6 +73,7 @@ export async function listChains(db: Queryable): Promise<ChainStatus[]> {
     failingSince: r.failing_since === null ? null : new Date(r.failing_since),
     failure: r.failure,
     backfilling: r.backfilling,
+    blockProducer: r.block_producer,
     ...(r.followed
       ? {
           parent: {
