@@ -3,15 +3,16 @@
  *
  * `miner`: the header's `miner` (coinbase), right for proof of work, Ethereum's validators, AuRa
  * and rollup sequencers. `clique`: the signer of the block's Clique seal, the last 65 bytes of
- * `extraData`, recovered over the header without them (EIP-225). geth's Clique PoA chains and
- * Polygon PoS (Bor) seal so and leave `miner` the zero address, which otherwise files every
- * block under 0x0 (the reference's issue 6141; its `BLOCK_TRANSFORMER=clique` hashes only the
- * pre-London fields, so a signer it recovers past London is a wrong address).
+ * `extraData`, recovered over the header without them (EIP-225; header-rlp.ts sealedHeaderRlp).
+ * geth's Clique PoA chains and Polygon PoS (Bor) seal so and leave `miner` the zero address,
+ * which otherwise files every block under 0x0 (the reference's issue 6141; its
+ * `BLOCK_TRANSFORMER=clique` leaves the base fee out of the sealed fields, so a signer it
+ * recovers past London is a wrong address).
  */
 import { hexToBytes, keccak256, type Hex as ViemHex } from 'viem';
 import type { Hex } from '../db/rows.js';
 import type { RpcBlock } from '../rpc/types.js';
-import { blockNumberText, HeaderFieldError, headerMatchesHash, headerRlp } from './header-rlp.js';
+import { blockNumberText, HeaderFieldError, headerMatchesHash, sealedHeaderRlp } from './header-rlp.js';
 import { lowerHex, ZERO_ADDRESS } from './hex.js';
 import { recoverSigner } from './recover-signer.js';
 
@@ -56,7 +57,7 @@ export function cliqueSigner(block: RpcBlock): Hex {
     );
   }
   const sealAt = extra.length - SEAL_BYTES * 2;
-  const sealHash = keccak256(headerRlp(block, extra.slice(0, sealAt)), 'bytes');
+  const sealHash = keccak256(sealedHeaderRlp(block, extra.slice(0, sealAt)), 'bytes');
   const seal = hexToBytes(`0x${extra.slice(sealAt)}` as ViemHex);
   try {
     return recoverSigner(sealHash, seal.subarray(0, 64), seal[64]!);

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { fixtureResult } from '../../test/support/replay-rpc.js';
 import type { RpcBlock } from '../rpc/types.js';
-import { headerMatchesHash } from './header-rlp.js';
+import { headerMatchesHash, headerRlp, sealedHeaderRlp } from './header-rlp.js';
 import { BlockSealError, blockProducerOf, cliqueSigner } from './block-producer.js';
 
 const HEADERS: Array<[string, number?]> = [
@@ -37,6 +37,18 @@ describe('headerMatchesHash', () => {
     // the fork fields end at the first one absent: Cancun's blob fields left out are a different header
     expect(headerMatchesHash({ ...block, blobGasUsed: undefined })).toBe(false);
     expect(() => headerMatchesHash({ ...block, stateRoot: undefined })).toThrow(/has no stateRoot/);
+  });
+});
+
+describe('sealedHeaderRlp', () => {
+  it('the fields to nonce and the base fee, none of a later fork: what geth Clique and Bor sign', () => {
+    const cancun = header('ethereum-mainnet/block-19900000.eth_getBlockByNumber.full.json');
+    const extra = '0x' + '00'.repeat(32);
+    const withoutLaterForks = { ...cancun, withdrawalsRoot: undefined, blobGasUsed: undefined, excessBlobGas: undefined, parentBeaconBlockRoot: undefined, extraData: extra };
+    expect(sealedHeaderRlp(cancun, extra)).toBe(headerRlp(withoutLaterForks));
+    // before London: no base fee, the fifteen fields alone
+    const frontier = header('ethereum-etl-block-508110/web3_response.eth_getBlockByNumber_0x7c0ce_false.json');
+    expect(sealedHeaderRlp(frontier, extra)).toBe(headerRlp({ ...frontier, extraData: extra }));
   });
 });
 

@@ -65,18 +65,28 @@ function fieldOf(block: RpcBlock, name: string, kind: 'bytes' | 'quantity'): Vie
 }
 
 /**
- * The header's RLP, with `extraData` replaced when given (a Clique seal is signed over the header
- * without its own 65 bytes). The fork fields are taken while present: the first one absent ends
- * the list, as a header of that fork ends there.
+ * The header's RLP. The fork fields are taken while present: the first one absent ends the list,
+ * as a header of that fork ends there.
  */
-export function headerRlp(block: RpcBlock, extraData?: string): ViemHex {
-  const fields: ViemHex[] = FIXED_FIELDS.map(([name, kind]) =>
-    name === 'extraData' && extraData !== undefined ? fieldOf({ ...block, extraData }, name, kind) : fieldOf(block, name, kind),
-  );
+export function headerRlp(block: RpcBlock): ViemHex {
+  const fields = FIXED_FIELDS.map(([name, kind]) => fieldOf(block, name, kind));
   for (const [name, kind] of FORK_FIELDS) {
     if (block[name] === undefined || block[name] === null) break;
     fields.push(fieldOf(block, name, kind));
   }
+  return toRlp(fields);
+}
+
+/**
+ * What a Clique or Bor seal signs: the header's fields to `nonce` with `extraData` in place of
+ * the block's (without the seal), and the base fee where the header has one, but no later fork's
+ * field: geth's Clique refuses headers with them, and Bor leaves them out of its seal hash.
+ */
+export function sealedHeaderRlp(block: RpcBlock, extraData: string): ViemHex {
+  const unsealed = { ...block, extraData };
+  const fields = FIXED_FIELDS.map(([name, kind]) => fieldOf(unsealed, name, kind));
+  const [baseFee, kind] = FORK_FIELDS[0];
+  if (block[baseFee] !== undefined && block[baseFee] !== null) fields.push(fieldOf(block, baseFee, kind));
   return toRlp(fields);
 }
 
