@@ -134,10 +134,9 @@ export function devnetChain(id: number, url: string): Chain {
 
 let rpcId = 0;
 
-export async function connectDevnet(url: string, opts: ConnectOptions = {}): Promise<DevnetClient> {
-  const pollingInterval = opts.pollingIntervalMs ?? 20;
-
-  const request = async <T>(method: string, params: unknown[] = []): Promise<T> => {
+/** Raw JSON-RPC calls to a local node, for methods viem does not model; an error answer throws. */
+export function jsonRpcRequester(url: string) {
+  return async <T = unknown>(method: string, params: unknown[] = []): Promise<T> => {
     const res = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -147,6 +146,11 @@ export async function connectDevnet(url: string, opts: ConnectOptions = {}): Pro
     if (body.error) throw new Error(`${method}: ${body.error.message} (${body.error.code})`);
     return body.result as T;
   };
+}
+
+export async function connectDevnet(url: string, opts: ConnectOptions = {}): Promise<DevnetClient> {
+  const pollingInterval = opts.pollingIntervalMs ?? 20;
+  const request = jsonRpcRequester(url);
 
   const chainId = opts.chainId ?? Number(await request<Hex>('eth_chainId'));
   const chain = devnetChain(chainId, url);

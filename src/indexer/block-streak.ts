@@ -1,3 +1,6 @@
+/** Tries of one block before a fault is said: a reorg, a lagging backend or a node that reorganised mid-fetch heals in one or two. */
+const SAY_AFTER = 3;
+
 /** How many times in a row one block has come back to a fault: one that heals in a try or two, or one that stays. */
 export class BlockStreak {
   private at: bigint | null = null;
@@ -8,6 +11,11 @@ export class BlockStreak {
     this.count = block === this.at ? this.count + 1 : 1;
     this.at = block;
     return this.count;
+  }
+
+  /** Whether a run of `count` is one that stays, to be said (log, /health) rather than retried quietly. */
+  static staying(count: number): boolean {
+    return count >= SAY_AFTER;
   }
 
   clear(): void {

@@ -5,8 +5,6 @@ import type { Logger } from './logger.js';
 import type { StepStatus } from './step-status.js';
 import { BlockStreak } from './block-streak.js';
 
-/** Refetches of one broken link before it is said: a node that reorganised mid-fetch heals in one. */
-const SAY_AFTER = 3;
 /** The longest wait between refetches of a link that stays broken. */
 const MAX_WAIT_MS = 30_000;
 
@@ -32,7 +30,7 @@ export class LinkBreaks {
   /** Counts a break at `brokenAt` in `blocks` (whose first block should follow `parent`); returns how long to wait before fetching again. */
   async seen(blocks: readonly BlockRow[], brokenAt: bigint, parent: Hex | null): Promise<number> {
     const count = this.streak.next(brokenAt);
-    if (count >= SAY_AFTER) {
+    if (BlockStreak.staying(count)) {
       const i = blocks.findIndex((b) => b.number === brokenAt);
       const block = blocks[i]!;
       const previous = i > 0 ? blocks[i - 1]!.hash : parent;

@@ -16,6 +16,15 @@ import { BlockSealError } from '../evm/block-producer.js';
  */
 export const FOREIGN_FAILURE_CHECK_MS = 10_000;
 
+/** What /health says a failed step failed on. */
+function failureOf(error: unknown): IndexerFailure {
+  if (isDiskFull(error)) return 'disk-full';
+  if (isDatabaseFault(error)) return 'database';
+  if (error instanceof RpcError) return 'rpc';
+  if (error instanceof BlockSealError) return 'settings';
+  return 'internal';
+}
+
 export class StepStatus {
   /** whether the database may say this chain is failing (unknown at start: a previous run may have said so) */
   private failureRecorded = true;
@@ -27,15 +36,7 @@ export class StepStatus {
   ) {}
 
   async failed(error: unknown): Promise<void> {
-    const failure: IndexerFailure = isDiskFull(error)
-      ? 'disk-full'
-      : isDatabaseFault(error)
-        ? 'database'
-        : error instanceof RpcError
-          ? 'rpc'
-          : error instanceof BlockSealError
-            ? 'settings'
-            : 'internal';
+    const failure = failureOf(error);
     // set first: a write whose answer was lost may still have been committed
     this.failureRecorded = true;
     try {

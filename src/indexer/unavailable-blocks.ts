@@ -3,9 +3,6 @@ import type { Logger } from './logger.js';
 import type { StepStatus } from './step-status.js';
 import { BlockStreak } from './block-streak.js';
 
-/** Replans for one block before it is said: a reorg or a lagging backend heals in one or two. */
-const SAY_AFTER = 3;
-
 /**
  * A block the node keeps not giving as itself: none, or receipts of another block (a provider's
  * backends on different branches, a node that stores a transaction under two hashes). A reorg to
@@ -26,7 +23,7 @@ export class UnavailableBlocks {
   /** Counts one more time `error`'s block was not had; true once it is said (a failed step, for the caller's metric). */
   async seen(error: BlockNotAvailableError): Promise<boolean> {
     const count = this.streak.next(error.blockNumber);
-    if (count < SAY_AFTER) {
+    if (!BlockStreak.staying(count)) {
       this.logger.debug({ chainId: this.chainId, block: error.blockNumber.toString(), problem: error.problem }, 'block gone while fetching; replanning');
       return false;
     }

@@ -13,10 +13,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWalletClient, defineChain, http, parseGwei } from 'viem';
+import { createWalletClient, http, parseGwei } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { startCliqueNode, type CliqueNode } from '../support/clique-node.js';
 import { startTestNode } from '../support/anvil.js';
+import { devnetChain } from '../../src/devnet/client.js';
 import { freshDatabase } from '../support/databases.js';
 import { startIndexer } from '../support/indexer-harness.js';
 import { startTestApi } from '../support/api.js';
@@ -32,7 +33,7 @@ describe('a Clique chain: blocks validated by the seal\'s signer', () => {
   let tipped: { block: bigint; tips: bigint };
   beforeAll(async () => {
     node = await startCliqueNode();
-    const chain = defineChain({ id: node.chainId, name: 'clique', nativeCurrency: { name: 'E', symbol: 'E', decimals: 18 }, rpcUrls: { default: { http: [node.url] } } });
+    const chain = devnetChain(node.chainId, node.url);
     const wallet = createWalletClient({ account: privateKeyToAccount(node.sender.key), chain, transport: http(node.url) });
     // a legacy transaction: for an EIP-1559 one this EthereumJS version's receipt gives the tip as
     // its effectiveGasPrice (2 gwei where the sender paid the base fee beside it), which no fee

@@ -14,6 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts';
 import type { Hex } from 'viem';
 import { freePort } from './api-process.js';
+import { jsonRpcRequester } from '../../src/devnet/client.js';
 
 export interface CliqueNode {
   url: string;
@@ -74,13 +75,7 @@ export async function startCliqueNode(options: { chainId?: number; periodSeconds
   child.stderr.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-4_000)));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = `http://127.0.0.1:${port}`;
-  let id = 0;
-  const request = async <T>(method: string, params: unknown[] = []): Promise<T> => {
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }) });
-    const body = (await res.json()) as { result?: T; error?: { message: string } };
-    if (body.error) throw new Error(`${method}: ${body.error.message}`);
-    return body.result as T;
-  };
+  const request = jsonRpcRequester(url);
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGTERM');
