@@ -8,7 +8,7 @@ import { WriterLockLostError } from './writer-lock.js';
 import type { Database } from '../db/client.js';
 import type { Hex } from '../db/rows.js';
 import { negativeBalances } from '../db/queries/write-balances.js';
-import { indexedBlock, setHeadBlock } from '../db/queries/progress.js';
+import { firstIndexedBlock, indexedBlock, setHeadBlock } from '../db/queries/progress.js';
 import { warnIfStartBlockChanged } from './start-block.js';
 import { findLinkBreak, type DigestedBlock, type IndexBatch, type TransformOptions } from './transform.js';
 import { BatchTaker, type BatchSizeOptions } from './batch-taker.js';
@@ -81,6 +81,8 @@ export class ChainIndexer {
   private readonly partsAhead: PartsAhead;
   private readonly reorgScope: ReorgScope;
   private readonly unavailable: UnavailableBlocks;
+  /** tokens' transfers are counted on a chain indexed from genesis only (migration 032); set by prepare */
+  private countTransfers = true;
 
   constructor(private readonly options: ChainIndexerOptions) {
     this.db = options.db;
@@ -140,6 +142,7 @@ export class ChainIndexer {
     await this.partsAhead.load();
     this.logger.info({ ...this.label, from: run.next.toString(), backfill: backfilling }, tip ? 'resuming' : 'starting');
     if (tip) await warnIfStartBlockChanged(this.db, this.chain, this.logger);
+    this.countTransfers = ((tip ? await firstIndexedBlock(this.db, this.chain.chainId) : null) ?? this.chain.startBlock) === 0n;
     // the node's capabilities are asked beside the first head, not after it: one round trip
     // fewer before the first blocks go out (a probe that fails is asked again by the first fetch)
     this.fetcher.probe(run.next).catch(() => undefined);
@@ -279,7 +282,7 @@ export class ChainIndexer {
    * at a past block would then be wrong.
    */
   protected transformOptions(head: bigint): TransformOptions {
-    return { recordAbove: head - BigInt(this.chain.reorgWindow) };
+    return { recordAbove: head - BigInt(this.chain.reorgWindow), countTransfers: this.countTransfers };
   }
 
   /**

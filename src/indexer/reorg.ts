@@ -16,6 +16,7 @@ import { releaseUncles } from '../db/queries/write-uncles.js';
 import { reopenIntervalsAbove } from '../db/queries/write-history.js';
 import { deleteSummariesAbove } from '../db/queries/balance-history.js';
 import { dropPartMarksAbove } from '../db/queries/token-parts.js';
+import { undoTransferCountsAbove } from '../db/queries/transfer-counts.js';
 import type { BalanceRow } from '../db/rows.js';
 import type { ChainConfig } from '../config/config.js';
 import { ensRegistryFor } from '../config/ens.js';
@@ -74,7 +75,8 @@ async function tokensWithoutCodeAt(rpc: RpcClient, tokens: readonly Hex[], block
 
 /**
  * Undoes everything above `ancestor` in one transaction: balances and holder counts by the
- * recorded deltas (exact), blocks kept but marked orphaned, progress moved back. A reorg
+ * recorded deltas (exact), and tokens' transfer counts by the recorded counts (unknown after an
+ * inexact rollback), blocks kept but marked orphaned, progress moved back. A reorg
  * deeper than the recorded changes sets the touched balances to what the token contracts
  * report at the ancestor, read before the transaction so a crash cannot split the two.
  * Tokens whose contract did not exist at the ancestor leave the index once nobody holds them
@@ -118,6 +120,7 @@ export async function rollBackTo(
     db.transaction(async (tx) => {
       const undo = await takeBalanceChangesAbove(tx, chainId, ancestor);
       const negative = exact ? await applyBalanceDeltas(tx, chainId, ancestor, undo.map((d) => ({ ...d, delta: -d.delta }))) : [];
+      await undoTransferCountsAbove(tx, chainId, ancestor, exact, touchedTokens);
       // the orphaned blocks' history and the counts taken on them go in the same transaction
       await refreshHolderCounts(tx, chainId, await reopenIntervalsAbove(tx, chainId, ancestor));
       await deleteSummariesAbove(tx, chainId, ancestor);

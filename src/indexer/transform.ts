@@ -32,6 +32,10 @@ export interface IndexBatch {
   tokens: Map<Hex, TokenType>;
   /** the block of each token's first event in the batch */
   tokenFirstBlock: Map<Hex, bigint>;
+  /** each token's transfers in the batch (transferCounts); null when the chain's are not counted */
+  tokenTransfers: Map<Hex, number> | null;
+  /** each token's transfers per block, for the blocks that may still be reorganised */
+  blockTransfers: BlockTransfers[];
   /** holders, miners and token contracts, for the address enrichment */
   addresses: Set<Hex>;
   /** ENS events of the batch, when the chain follows an ENS registry */
@@ -48,9 +52,21 @@ export interface DigestOptions {
   blockProducer?: BlockProducer;
 }
 
+/** A token's transfers in one block. */
+export interface BlockTransfers {
+  blockNumber: bigint;
+  token: Hex;
+  transfers: number;
+}
+
 export interface TransformOptions {
   /** blocks above this number keep per-block deltas (the reorg window) */
   recordAbove: bigint;
+  /**
+   * whether tokens' transfers are counted (default true): not on a chain indexed from above
+   * block 0, whose tokens' earlier transfers were never seen (migration 032)
+   */
+  countTransfers?: boolean;
   /** per-block changes for the balance history (default true; false only in bench:index's baseline, bench/lib/indexer-without-history.ts) */
   keepHistory?: boolean;
 }
@@ -70,6 +86,8 @@ export interface DigestedBlock {
   /** the block's uncles, as header-only non-consensus rows */
   uncles: BlockRow[];
   transfers: number;
+  /** each token's transfers in the block (transferCounts) */
+  tokenTransfers: Map<Hex, number>;
   /** net change per (token, holder, token_id) within the block, in order of first appearance */
   changes: BlockDelta[];
   /** token contracts first seen in the block, with the type their events imply */
@@ -108,11 +126,23 @@ export function digestBlock({ block, receipts, traces, uncles: blockUncles }: Fe
     row,
     uncles,
     transfers: decoded.length,
+    tokenTransfers: transferCounts(decoded),
     changes: sum.nonZero(),
     tokens,
     addresses,
     ...(registry === null ? {} : { ens: { registry, ...decodeEnsEvents(receipts, registry) } }),
   };
+}
+
+/**
+ * Transfers per token as the reference counts its token transfers: one per event, so a
+ * TransferBatch of several ids is one (its later ids have a batchIndex above 0), and a wrap that
+ * its token also reports with a Transfer is one (token-events.ts keeps one of the two).
+ */
+function transferCounts(decoded: readonly TokenTransfer[]): Map<Hex, number> {
+  const counts = new Map<Hex, number>();
+  for (const t of decoded) if (!t.batchIndex) counts.set(t.token, (counts.get(t.token) ?? 0) + 1);
+  return counts;
 }
 
 export function transformBatch(digested: readonly DigestedBlock[], options: TransformOptions): IndexBatch {
@@ -124,6 +154,9 @@ export function transformBatch(digested: readonly DigestedBlock[], options: Tran
   const blocks: BlockRow[] = [];
   const uncles: BlockRow[] = [];
   let transfers = 0;
+  const counting = options.countTransfers ?? true;
+  const tokenTransfers = new Map<Hex, number>();
+  const blockTransfers: BlockTransfers[] = [];
   let ens: IndexBatch['ens'];
   for (const block of digested) {
     const { row } = block;
@@ -145,6 +178,12 @@ export function transformBatch(digested: readonly DigestedBlock[], options: Tran
     // The batch's sums keep each block's for the history; the blocks a rollback may undo also
     // record theirs in the reorg window's balance_changes (in a long backfill, almost none).
     const inWindow = row.number > options.recordAbove;
+    if (counting) {
+      for (const [token, n] of block.tokenTransfers) {
+        tokenTransfers.set(token, (tokenTransfers.get(token) ?? 0) + n);
+        if (inWindow) blockTransfers.push({ blockNumber: row.number, token, transfers: n });
+      }
+    }
     for (const d of block.changes) {
       batch.add(d.token, d.holder, d.tokenId, d.delta, row.number);
       if (inWindow) blockDeltas.push(d);
@@ -165,6 +204,8 @@ export function transformBatch(digested: readonly DigestedBlock[], options: Tran
     history: (options.keepHistory ?? true) ? batch.changed() : null,
     tokens,
     tokenFirstBlock,
+    tokenTransfers: counting ? tokenTransfers : null,
+    blockTransfers,
     addresses,
     ...(ens ? { ens } : {}),
   };

@@ -10,6 +10,7 @@ import { writeTokenRows } from './token-rows.js';
 import type { IndexBatch } from './transform.js';
 import { refuseIfPartsAhead, writeTokenParts } from './write-parts.js';
 import { refreshPrimaryNames, writeEnsEvents } from '../db/queries/ens.js';
+import { pruneTransferCounts, recordTransferCounts } from '../db/queries/transfer-counts.js';
 
 export interface BatchExtras {
   /** those of the batch's addresses that may not be in `addresses` yet (all by default) */
@@ -31,6 +32,7 @@ async function writeChainRows(tx: Queryable, chainId: number, batch: IndexBatch,
   await upsertBlocks(tx, batch.blocks);
   await upsertUncles(tx, batch.uncles);
   await recordBalanceChanges(tx, chainId, batch.blockDeltas);
+  await recordTransferCounts(tx, chainId, batch.blockTransfers);
   await addUncheckedAddresses(tx, chainId, extras.addresses ?? [...batch.addresses]);
   if (batch.ens) {
     await writeEnsEvents(tx, chainId, batch.ens.events, batch.ens.reverse);
@@ -75,13 +77,14 @@ function changesFromAfter(batch: IndexBatch): BatchProgress['changesFrom'] {
 }
 
 /**
- * Drops the recorded changes of blocks below `below` and moves `changes_from` up with them,
+ * Drops the recorded changes (and transfer counts) of blocks below `below` and moves `changes_from` up with them,
  * in one transaction: a rollback past the pruned blocks must not count as exact, since their
  * changes are gone (it resets the touched balances from balanceOf instead).
  */
 export async function pruneRecordedChanges(db: Database, chainId: number, below: bigint): Promise<void> {
   await db.transaction(async (tx) => {
     await pruneBalanceChanges(tx, chainId, below);
+    await pruneTransferCounts(tx, chainId, below);
     const from = await changesFrom(tx, chainId);
     if (from !== null && from < below) await setChangesFrom(tx, chainId, below);
   });

@@ -37,6 +37,7 @@ export function splitByToken(batch: IndexBatch, reconciled: readonly BalanceRow[
   const groups = Array.from({ length: parts }, () => ({
     tokens: new Map() as TokenWrites['tokens'],
     tokenFirstBlock: new Map<Hex, bigint>(),
+    tokenTransfers: batch.tokenTransfers === null ? null : new Map<Hex, number>(),
     deltas: [] as TokenWrites['deltas'],
     history: batch.history === null ? null : ([] as NonNullable<TokenWrites['history']>),
     reconciled: [] as BalanceRow[],
@@ -44,6 +45,7 @@ export function splitByToken(batch: IndexBatch, reconciled: readonly BalanceRow[
   const groupOf = (token: Hex) => groups[partOf.get(token) ?? 0]!;
   for (const [token, type] of batch.tokens) groupOf(token).tokens.set(token, type);
   for (const [token, block] of batch.tokenFirstBlock) groupOf(token).tokenFirstBlock.set(token, block);
+  for (const [token, n] of batch.tokenTransfers ?? []) groupOf(token).tokenTransfers!.set(token, n);
   for (const d of batch.deltas) groupOf(d.token).deltas.push(d);
   for (const c of batch.history ?? []) groupOf(c.token).history!.push(c);
   for (const r of reconciled) groupOf(r.token).reconciled.push(r);

@@ -17,6 +17,7 @@ import {
   holderCounts,
   nodeBalances,
   nodeBlocks,
+  nodeTransferCounts,
   servedBalances,
   servedBlocksValidated,
   servedHolders,
@@ -129,6 +130,17 @@ describe.each(await availableEngines())('the demo chain indexed from genesis on 
       const row = await findToken(api.db, CHAIN, token);
       expect(row?.holderCount, token).toBe(BigInt(expected.get(token) ?? 0));
     }
+  });
+
+  it('serves each token\'s transfers as the count of its transfer events in the node\'s logs', async () => {
+    const expected = await nodeTransferCounts(truth, head, [scenario.weth]);
+    for (const token of tokenTypes.keys()) {
+      const { status, body } = await api.get(`/${CHAIN}/api/v2/tokens/${token}/counters`);
+      expect(status).toBe(200);
+      expect(body.transfers_count, token).toBe((expected.get(token) ?? 0n).toString());
+    }
+    // sanity: every token moved
+    expect([...tokenTypes.keys()].every((t) => (expected.get(t) ?? 0n) > 0n)).toBe(true);
   });
 
   it('lists for every miner exactly the node\'s blocks with that miner, newest first', async () => {

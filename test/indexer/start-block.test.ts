@@ -4,6 +4,8 @@
  * start block changed once the chain is indexed is not applied, and it says that at every start.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contracts } from '../../src/devnet/artifacts.js';
+import { deriveAddress } from '../../src/devnet/random.js';
 import { startTestNode, type TestNode } from '../support/anvil.js';
 import { freshDatabase } from '../support/databases.js';
 import { CapturingLogger, startIndexer } from '../support/indexer-harness.js';
@@ -53,6 +55,38 @@ describe('--start-block above 0', () => {
       expect(logger.entries.filter((e) => WARNING.test(e.msg))).toEqual([]);
     } finally {
       await zero.drop();
+    }
+  }, 120_000);
+
+  it('counts no token\'s transfers (null, not a part of them), also after a restart that asks for block 0', async () => {
+    const { db, drop } = await freshDatabase('pglite');
+    const mintedToken = async (name: string) => {
+      const { address } = await node.deploy(contracts.TestERC20, [name, name, 18]);
+      await node.write({ address, abi: contracts.TestERC20.abi, functionName: 'mint', args: [deriveAddress(name, 0), 10n ** 18n] });
+      return address.toLowerCase();
+    };
+    const counts = async () =>
+      new Map(
+        (await db.query<{ token: string; n: string | null }>("SELECT '0x' || encode(address, 'hex') AS token, transfers_count::text AS n FROM tokens")).map((r) => [r.token, r.n]),
+      );
+    try {
+      const before = await mintedToken('Before');
+      const start = (await node.public.getBlockNumber()) + 1n;
+      const after = await mintedToken('After');
+      const index = async (startBlock: bigint) => {
+        const run = await startIndexer(db, node.url, { chain: { startBlock } });
+        await run.caughtUp();
+        await run.stop();
+      };
+      await index(start);
+      // the token minted before the start is not seen; the one after is, uncounted
+      expect(await counts()).toEqual(new Map([[after, null]]));
+      const later = await mintedToken('Later');
+      await index(0n);
+      expect(await counts()).toEqual(new Map([[after, null], [later, null]]));
+      expect((await counts()).has(before)).toBe(false);
+    } finally {
+      await drop();
     }
   }, 120_000);
 });

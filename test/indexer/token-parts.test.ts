@@ -18,7 +18,7 @@ import { generateActivity } from '../../src/devnet/scenario.js';
 import { startTestNode, type TestNode } from '../support/anvil.js';
 import { availableEngines, freshDatabase } from '../support/databases.js';
 import { DEVNET_CHAIN_ID as CHAIN, startIndexer, type RunningIndexer } from '../support/indexer-harness.js';
-import { sortedEntries, truthClient } from '../support/ground-truth.js';
+import { indexedState, nodeTransferCounts, sortedEntries, truthClient } from '../support/ground-truth.js';
 import { buildHistoryChain, servedAt, truthAt, type HistoryChain } from '../support/history-truth.js';
 
 const WINDOW = 4;
@@ -105,6 +105,19 @@ describe.runIf(engines.length > 0)('token parts ahead of the indexed block, on p
     }
   }
 
+  /**
+   * Each token's transfers at the head, as the node's logs count them: every one when no part was
+   * set back; after a set-back (`inexact`), unknown (null) for some tokens and the node's for the rest.
+   */
+  async function expectTransferCounts(db: Database, { inexact = false } = {}): Promise<void> {
+    const said = await nodeTransferCounts(truth(), await node.public.getBlockNumber(), [chain.scenario.weth]);
+    const ours = (await indexedState(db, CHAIN)).transferCounts;
+    const known = new Map([...ours].filter(([, n]) => n !== null));
+    if (inexact) expect(known.size).toBeLessThan(ours.size);
+    else expect(ours.size).toBeGreaterThan(3);
+    expect(sortedEntries(known)).toEqual(sortedEntries(new Map([...said].filter(([t]) => inexact ? known.has(t) : true))));
+  }
+
   /** Indexes through `failingAfterParts` until it fails at `aim`, then stops; returns what the crash left. */
   async function crashAt(db: Database, aim: bigint) {
     const failing = failingAfterParts(db, aim, 'crash');
@@ -143,6 +156,7 @@ describe.runIf(engines.length > 0)('token parts ahead of the indexed block, on p
       expect(run.logger.find('reorg rolled back')).toEqual([]);
       expect(await partsAhead(database.db, CHAIN)).toBeNull();
       await expectEqualToNode(database.db, [aim - 1n, aim, aim + 1n, head]);
+      await expectTransferCounts(database.db);
     });
   }, 180_000);
 
@@ -157,6 +171,7 @@ describe.runIf(engines.length > 0)('token parts ahead of the indexed block, on p
       expect(run.logger.find('indexing step failed')).toHaveLength(1);
       expect(committed(run).filter((b) => b === aim)).toEqual([aim]);
       await expectEqualToNode(database.db, [aim - 1n, aim, head]);
+      await expectTransferCounts(database.db);
     });
   }, 180_000);
 
@@ -185,6 +200,7 @@ describe.runIf(engines.length > 0)('token parts ahead of the indexed block, on p
       expect(String(refused[0]!.obj.err ?? JSON.stringify(refused[0]!.obj))).toContain('inside the batch');
       expect(committed(run)[0]).toBe(aim);
       await expectEqualToNode(database.db, [aim - 1n, aim, aim + 1n, head]);
+      await expectTransferCounts(database.db);
     });
   }, 180_000);
 
@@ -210,6 +226,7 @@ describe.runIf(engines.length > 0)('token parts ahead of the indexed block, on p
       if (path === 'reorg rolled back') expect(taken[0]!.obj.exact).toBe(false);
       expect(await partsAhead(database.db, CHAIN)).toBeNull();
       await expectEqualToNode(database.db, [...new Set([tip - 1n, tip, aim, nodeHead])].filter((b) => b <= nodeHead));
+      await expectTransferCounts(database.db, { inexact: true });
     });
   }, 180_000);
 });

@@ -221,6 +221,8 @@ function batchOf(blocks: BlockRow[], uncles: BlockRow[]): IndexBatch {
     history: [],
     tokens: new Map(),
     tokenFirstBlock: new Map(),
+    tokenTransfers: new Map(),
+    blockTransfers: [],
     addresses: new Set(),
   };
 }

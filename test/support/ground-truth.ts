@@ -88,6 +88,33 @@ export async function touchedHoldings(client: PublicClient, toBlock: bigint, tok
   return [...found.values()];
 }
 
+/**
+ * Each token's transfer events up to `toBlock`, counted from the raw logs as the reference
+ * counts a token's transfers: a Transfer of the ERC-20 shape (3 topics, one data word) or the
+ * ERC-721 one (4 topics, no data), a TransferSingle, a TransferBatch once however many ids it
+ * moves, and the Deposit and Withdrawal of the `wrapped` tokens (WETH-like: they mint and burn
+ * with those events alone).
+ */
+export async function nodeTransferCounts(client: PublicClient, toBlock: bigint, wrapped: readonly Hex[] = []): Promise<Map<string, bigint>> {
+  const logs = await client.request({
+    method: 'eth_getLogs',
+    params: [{ fromBlock: '0x0', toBlock: `0x${toBlock.toString(16)}`, topics: [Object.values(TOPICS)] }],
+  });
+  const wraps = new Set(wrapped.map((w) => w.toLowerCase()));
+  const counts = new Map<string, bigint>();
+  for (const log of logs) {
+    const token = log.address.toLowerCase();
+    const [topic0] = log.topics as Hex[];
+    const words = (log.data.length - 2) / 64;
+    const counted =
+      (topic0 === TOPICS.transfer && ((log.topics.length === 3 && words === 1) || (log.topics.length === 4 && words === 0))) ||
+      ((topic0 === TOPICS.transferSingle || topic0 === TOPICS.transferBatch) && log.topics.length === 4) ||
+      ((topic0 === TOPICS.deposit || topic0 === TOPICS.withdrawal) && log.topics.length === 2 && wraps.has(token));
+    if (counted) counts.set(token, (counts.get(token) ?? 0n) + 1n);
+  }
+  return counts;
+}
+
 /** balanceOf of each holding at `block`; a contract that reverts holds nothing for anyone. */
 export async function balancesAt(client: PublicClient, holdings: readonly Holding[], block: bigint): Promise<Map<string, bigint>> {
   const values = await Promise.all(
@@ -143,9 +170,10 @@ export function heldSupplies(balances: ReadonlyMap<string, bigint>, tokens: Iter
 /**
  * What a correct index of the chain up to `head` holds, asked of the node alone: balanceOf of
  * every holding its token events touched (ERC-20, ERC-721 counts, ERC-1155 per id), the holder
- * count of every token that emitted one (0 included), its blocks' hashes and miners.
+ * count of every token that emitted one (0 included), each one's transfer events (`wrapped`:
+ * the WETH-like tokens, nodeTransferCounts), its blocks' hashes and miners.
  */
-export async function nodeState(client: PublicClient, head: bigint): Promise<IndexedState> {
+export async function nodeState(client: PublicClient, head: bigint, wrapped: readonly Hex[] = []): Promise<IndexedState> {
   const touched = await touchedHoldings(client, head);
   const all = await balancesAt(client, touched, head);
   const balances = new Map([...all].filter(([, v]) => v !== 0n));
@@ -155,6 +183,7 @@ export async function nodeState(client: PublicClient, head: bigint): Promise<Ind
     balances,
     holderCounts: holderCounts(balances, touched.map((h) => h.token)),
     heldSupplies: heldSupplies(balances, touched.map((h) => h.token)),
+    transferCounts: await nodeTransferCounts(client, head, wrapped),
     blocks: new Map(blocks.map((b) => [b.number, { hash: b.hash, miner: b.miner.toLowerCase() as Hex }])),
   };
 }
@@ -240,6 +269,8 @@ export interface IndexedState {
   holderCounts: Map<string, number>;
   /** token → the sum of its holders' positive balances (tokens.held_supply), every token */
   heldSupplies: Map<string, bigint>;
+  /** token → its transfers (tokens.transfers_count; null: not known), every token that made one */
+  transferCounts: Map<string, bigint | null>;
   /** consensus blocks by number: hash and miner */
   blocks: Map<bigint, { hash: Hex; miner: Hex }>;
 }
@@ -251,8 +282,8 @@ export async function indexedState(db: Queryable, chainId: number): Promise<Inde
        FROM token_balances WHERE chain_id = $1 AND value <> 0`,
       [chainId],
     ),
-    db.query<{ token: string; n: string; supply: string }>(
-      "SELECT encode(address, 'hex') AS token, holder_count::text AS n, held_supply::text AS supply FROM tokens WHERE chain_id = $1",
+    db.query<{ token: string; n: string; supply: string; transfers: string | null }>(
+      "SELECT encode(address, 'hex') AS token, holder_count::text AS n, held_supply::text AS supply, transfers_count::text AS transfers FROM tokens WHERE chain_id = $1",
       [chainId],
     ),
     db.query<{ number: string; hash: string; miner: string }>(
@@ -269,6 +300,8 @@ export async function indexedState(db: Queryable, chainId: number): Promise<Inde
     ),
     holderCounts: new Map(tokens.map((r) => [`0x${r.token}`, Number(r.n)])),
     heldSupplies: new Map(tokens.map((r) => [`0x${r.token}`, BigInt(r.supply)])),
+    // a token whose every transfer was orphaned keeps its row (held before the fork) at 0: left out, as the node's logs leave it
+    transferCounts: new Map(tokens.filter((r) => r.transfers !== '0').map((r) => [`0x${r.token}`, r.transfers === null ? null : BigInt(r.transfers)])),
     blocks: new Map(blocks.map((r) => [BigInt(r.number), { hash: `0x${r.hash}` as Hex, miner: `0x${r.miner}` as Hex }])),
   };
 }

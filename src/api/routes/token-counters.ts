@@ -11,9 +11,10 @@ import { getRoutes } from './get-route.js';
 
 /**
  * The reference's token counters, so clients (the CLI export's progress bar) learn the holder
- * count without walking the list. Transfers are not stored, hence null. With `block_number`:
- * the holder count at that block, and an ERC-20's total supply there (the sum of its balances),
- * counted once per block and kept (balance-history.ts summaryAt), refused as the holders list refuses it.
+ * count without walking the list, and the token's transfers (migration 032; null when not known).
+ * With `block_number`: the holder count at that block, and an ERC-20's total supply there (the
+ * sum of its balances), counted once per block and kept (balance-history.ts summaryAt), refused
+ * as the holders list refuses it; transfers are not counted per block, so null there.
  */
 export function tokenCountersRoute(app: FastifyInstance, db: Database): void {
   const get = getRoutes(app, { tags: ['tokens'], params: ChainParams, querystring: TokenCountersQuery });
@@ -34,7 +35,7 @@ export function tokenCountersRoute(app: FastifyInstance, db: Database): void {
       }
       const token = await findToken(db, request.chain.chainId, address);
       if (!token) throw notFound();
-      return { token_holders_count: token.holderCount.toString(), transfers_count: null };
+      return { token_holders_count: token.holderCount.toString(), transfers_count: token.transfersCount?.toString() ?? null };
     },
   );
 }

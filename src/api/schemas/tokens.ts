@@ -30,7 +30,12 @@ export type TokenObject = Static<typeof TokenObject>;
 /** The reference's token counters; total_supply only at a past block, for an ERC-20 (ours). */
 export const TokenCounters = Type.Object({
   token_holders_count: Type.String(),
-  transfers_count: Nullable(Type.String({ description: 'not counted here: always null' })),
+  transfers_count: Nullable(
+    Type.String({
+      description:
+        "the token's transfer events (a TransferBatch counts once; a wrapped-native token's Deposit and Withdrawal count); null when not known: at a past block, on a chain indexed from above block 0, for a token indexed before this count was kept, or after a reorg deeper than the reorg window touched it",
+    }),
+  ),
   total_supply: Type.Optional(Type.String({ description: 'with block_number, ERC-20 only: the sum of all balances at that block (its total supply for a standard token)' })),
 });
 

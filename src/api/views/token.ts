@@ -4,7 +4,7 @@ import type { TokenObject } from '../schemas/tokens.js';
 import { checksum } from './checksum.js';
 
 /** The token object (schemas/tokens.ts): `GET /tokens/{hash}` and an address page's `token`. */
-export function tokenView(address: Hex, token: TokenSummary): TokenObject {
+export function tokenView(address: Hex, token: Omit<TokenSummary, 'transfersCount'>): TokenObject {
   const hash = checksum(address);
   const holders = token.holderCount.toString();
   return {

@@ -28,6 +28,7 @@ import * as tokenParts from './028_token_parts.js';
 import * as unboundedSums from './029_unbounded_sums.js';
 import * as holdersByTokenId from './030_holders_by_token_id.js';
 import * as blockProducer from './031_block_producer.js';
+import * as tokenTransferCounts from './032_token_transfer_counts.js';
 
 export interface Migration {
   id: string;
@@ -71,4 +72,5 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: '029_unbounded_sums', sql: unboundedSums.sql },
   { id: '030_holders_by_token_id', sql: holdersByTokenId.sql, after: holdersByTokenId.after },
   { id: '031_block_producer', sql: blockProducer.sql },
+  { id: '032_token_transfer_counts', sql: tokenTransferCounts.sql },
 ];

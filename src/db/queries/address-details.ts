@@ -18,7 +18,7 @@ export interface AddressDetails {
   /** it holds a positive balance of a token we index */
   hasTokens: boolean;
   /** the token at this address, if it is one we index */
-  token: TokenSummary | null;
+  token: Omit<TokenSummary, 'transfersCount'> | null;
 }
 
 /**

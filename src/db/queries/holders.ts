@@ -26,11 +26,21 @@ export interface TokenSummary {
   decimals: number | null;
   holderCount: bigint;
   totalSupply: bigint | null;
+  /** its transfers since indexing began at genesis; null when not known (migration 032) */
+  transfersCount: bigint | null;
 }
 
 export async function findToken(db: Queryable, chainId: number, token: Hex): Promise<TokenSummary | null> {
-  const rows = await db.query<{ type: TokenType; name: string | null; symbol: string | null; decimals: number | null; holder_count: string; total_supply: string | null }>(
-    `SELECT type, name, symbol, decimals, holder_count::text, (${servedSupplySql('tokens')})::text AS total_supply
+  const rows = await db.query<{
+    type: TokenType;
+    name: string | null;
+    symbol: string | null;
+    decimals: number | null;
+    holder_count: string;
+    total_supply: string | null;
+    transfers_count: string | null;
+  }>(
+    `SELECT type, name, symbol, decimals, holder_count::text, (${servedSupplySql('tokens')})::text AS total_supply, transfers_count::text
      FROM tokens WHERE chain_id = $1 AND address = $2`,
     [chainId, toBytea(token)],
     { prepare: true },
@@ -44,6 +54,7 @@ export async function findToken(db: Queryable, chainId: number, token: Hex): Pro
     decimals: row.decimals,
     holderCount: BigInt(row.holder_count),
     totalSupply: row.total_supply === null ? null : BigInt(row.total_supply),
+    transfersCount: row.transfers_count === null ? null : BigInt(row.transfers_count),
   };
 }
 

@@ -8,7 +8,7 @@ import { applyLabels, listLabels } from './labels.js';
  * one list or the other, so a new table cannot be forgotten.
  */
 export const INDEXED_TABLES = [
-  'balance_changes', 'token_parts', 'holder_snapshots', 'token_balances', 'balance_intervals', 'tokens', 'addresses', 'blocks',
+  'balance_changes', 'transfer_counts', 'token_parts', 'holder_snapshots', 'token_balances', 'balance_intervals', 'tokens', 'addresses', 'blocks',
   'ens_events', 'ens_claims', 'ens_reverse_nodes',
   'arbitrum_batches', 'arbitrum_confirmations', 'arbitrum_parent', 'arbitrum_parent_checkpoints', 'arbitrum_sealed_batches',
   'chains',
