@@ -15,6 +15,7 @@ import { boundHeapGrowth } from '../src/indexer/heap-growth.js';
 import type { Logger } from '../src/indexer/logger.js';
 import { cpuMeter, profiled } from './lib/cpu.js';
 import { IndexerWithoutHistory } from './lib/indexer-without-history.js';
+import { IndexerWithoutTransferCounts } from './lib/indexer-without-transfer-counts.js';
 import { IndexerWithoutBackfill } from './lib/indexer-without-backfill.js';
 import { IndexerWithoutParts } from './lib/indexer-without-parts.js';
 import { saveProfile } from './lib/profiles.js';
@@ -30,8 +31,8 @@ export interface WorkerConfig {
   profile: boolean;
   /** per-chain settings other than the defaults (the RPC budget of a remote run) */
   chain?: Partial<ChainSettings>;
-  /** the baseline a cost flag compares with: no balance history (--history-cost), no backfill path (--backfill-cost), no token parts (--parts-cost) */
-  baseline?: 'without-history' | 'without-backfill' | 'without-parts';
+  /** the baseline a cost flag compares with: no balance history (--history-cost), no backfill path (--backfill-cost), no token parts (--parts-cost), no transfer counts (--transfer-count-cost) */
+  baseline?: 'without-history' | 'without-backfill' | 'without-parts' | 'without-transfer-counts';
 }
 
 export interface WorkerResult {
@@ -126,7 +127,7 @@ const sample = () => {
 };
 const timer = setInterval(sample, 100);
 
-const BASELINES = { 'without-history': IndexerWithoutHistory, 'without-backfill': IndexerWithoutBackfill, 'without-parts': IndexerWithoutParts } as const;
+const BASELINES = { 'without-history': IndexerWithoutHistory, 'without-backfill': IndexerWithoutBackfill, 'without-parts': IndexerWithoutParts, 'without-transfer-counts': IndexerWithoutTransferCounts } as const;
 const Indexer = config.baseline === undefined ? ChainIndexer : BASELINES[config.baseline];
 const indexer = new Indexer({
   db,

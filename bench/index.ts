@@ -21,6 +21,8 @@
  *   npm run bench:index -- --backfill-cost    the same pairs against the indexer without the backfill path (`backfill_cost`)
  *   npm run bench:index -- --parts-cost       the same pairs, PostgreSQL only, against the backfill writing each batch in one
  *                                             transaction, not in token parts; the remote pairs too (`parts_cost`)
+ *   npm run bench:index -- --transfer-count-cost  the same pairs, both engines, against the indexer counting no token's transfers
+ *                                             (`transfer_count_cost`)
  *   npm run bench:index -- --no-remote        skip (d)
  */
 import { fork } from 'node:child_process';
@@ -47,7 +49,7 @@ import { bareFetch, chainLayerFetch, eventsPerS, nodeHasTraces, perS, tuneBareFe
 const { sizes, tiny, options } = readFlags(
   { transfers: 200_000, tokens: 50, holders: 20_000, perTx: 100, txsPerBlock: 2, miners: 8, runs: 3 },
   { transfers: 5_000, tokens: 5, holders: 1_000, perTx: 50, txsPerBlock: 2, miners: 4, runs: 1 },
-  { out: { type: 'string' }, 'no-wait': { type: 'boolean' }, 'cpu-prof': { type: 'boolean' }, 'history-cost': { type: 'boolean' }, 'backfill-cost': { type: 'boolean' }, 'parts-cost': { type: 'boolean' }, 'no-remote': { type: 'boolean' } },
+  { out: { type: 'string' }, 'no-wait': { type: 'boolean' }, 'cpu-prof': { type: 'boolean' }, 'history-cost': { type: 'boolean' }, 'backfill-cost': { type: 'boolean' }, 'parts-cost': { type: 'boolean' }, 'transfer-count-cost': { type: 'boolean' }, 'no-remote': { type: 'boolean' } },
 );
 const log = logger('bench:index');
 const command = `npm run bench:index${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
@@ -81,7 +83,8 @@ async function main() {
     const postgres: WorkerResult[] = [];
     const pglite: WorkerResult[] = [];
     // the baseline each measured run is paired with, if a cost is asked for
-    const cost = options['history-cost'] === true ? COSTS.history : options['backfill-cost'] === true ? COSTS.backfill : options['parts-cost'] === true ? COSTS.parts : null;
+    const flagged = (['history', 'backfill', 'parts', 'transferCount'] as const).find((c) => options[COSTS[c].flag] === true);
+    const cost = flagged === undefined ? null : COSTS[flagged];
     const baseline = { postgres: [] as WorkerResult[], pglite: [] as WorkerResult[] };
     const loads: number[][] = [];
     // Profiling slows what it watches: the profiled runs come first and are not counted.
@@ -162,6 +165,10 @@ async function main() {
       backfill_cost:
         cost === COSTS.backfill ? { postgres: backfillCost(postgres, baseline.postgres), pglite: backfillCost(pglite, baseline.pglite), load_average_1_5_15_after_each_run: loads } : null,
       parts_cost: cost === COSTS.parts ? { postgres: pairedRates(postgres, baseline.postgres, 'parts'), remote: remote?.runs ?? null, load_average_1_5_15_after_each_run: loads } : null,
+      transfer_count_cost:
+        cost === COSTS.transferCount
+          ? { postgres: pairedRates(postgres, baseline.postgres, 'counts'), pglite: pairedRates(pglite, baseline.pglite, 'counts'), load_average_1_5_15_after_each_run: loads }
+          : null,
       chain,
       profiles,
       quiet: quiet.summary(),
@@ -181,10 +188,11 @@ async function main() {
 
 /** What a cost flag pairs each measured run with, and how its results name the two sides. */
 const COSTS = {
-  history: { baseline: 'without-history', what: 'history', engines: ['postgres', 'pglite'] },
-  backfill: { baseline: 'without-backfill', what: 'backfill', engines: ['postgres', 'pglite'] },
+  history: { flag: 'history-cost', baseline: 'without-history', what: 'history', engines: ['postgres', 'pglite'] },
+  backfill: { flag: 'backfill-cost', baseline: 'without-backfill', what: 'backfill', engines: ['postgres', 'pglite'] },
   // PGlite writes every batch in one transaction either way
-  parts: { baseline: 'without-parts', what: 'parts', engines: ['postgres'] },
+  parts: { flag: 'parts-cost', baseline: 'without-parts', what: 'parts', engines: ['postgres'] },
+  transferCount: { flag: 'transfer-count-cost', baseline: 'without-transfer-counts', what: 'transfer counts', engines: ['postgres', 'pglite'] },
 } as const;
 
 /** The indexer against its baseline (runs paired by index): medians, their ratio, each pair's ratio, the rates. */

@@ -285,6 +285,7 @@ describe('crash-resume: `explorer index` killed with SIGKILL at random moments',
 const noDifferences: Partial<TruthReport> = {
   balanceMismatches: [],
   holderCountMismatches: [],
+  transferCountMismatches: [],
   supplyMismatches: [],
   missingBlocks: [],
   duplicateBlocks: [],

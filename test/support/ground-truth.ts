@@ -88,6 +88,20 @@ export async function touchedHoldings(client: PublicClient, toBlock: bigint, tok
   return [...found.values()];
 }
 
+/** Every token event in `from`..`to`, asked in halves where one answer would be over viem's 10 MB (a long bulk chain's). */
+async function tokenLogs(client: PublicClient, from: bigint, to: bigint): Promise<Array<{ address: Hex; topics: Hex[]; data: Hex }>> {
+  try {
+    return (await client.request({
+      method: 'eth_getLogs',
+      params: [{ fromBlock: `0x${from.toString(16)}`, toBlock: `0x${to.toString(16)}`, topics: [Object.values(TOPICS)] }],
+    })) as Array<{ address: Hex; topics: Hex[]; data: Hex }>;
+  } catch (error) {
+    if (from === to || !(error instanceof Error) || !/exceeded the size limit/.test(error.message)) throw error;
+    const middle = (from + to) / 2n;
+    return [...(await tokenLogs(client, from, middle)), ...(await tokenLogs(client, middle + 1n, to))];
+  }
+}
+
 /**
  * Each token's transfer events up to `toBlock`, counted from the raw logs as the reference
  * counts a token's transfers: a Transfer of the ERC-20 shape (3 topics, one data word) or the
@@ -96,10 +110,7 @@ export async function touchedHoldings(client: PublicClient, toBlock: bigint, tok
  * with those events alone).
  */
 export async function nodeTransferCounts(client: PublicClient, toBlock: bigint, wrapped: readonly Hex[] = []): Promise<Map<string, bigint>> {
-  const logs = await client.request({
-    method: 'eth_getLogs',
-    params: [{ fromBlock: '0x0', toBlock: `0x${toBlock.toString(16)}`, topics: [Object.values(TOPICS)] }],
-  });
+  const logs = await tokenLogs(client, 0n, toBlock);
   const wraps = new Set(wrapped.map((w) => w.toLowerCase()));
   const counts = new Map<string, bigint>();
   for (const log of logs) {

@@ -2,7 +2,7 @@
 import { decodeFunctionResult, encodeFunctionData, numberToHex, parseAbi, toEventSelector } from 'viem';
 import type { Queryable } from '../../src/db/client.js';
 import type { Hex } from '../../src/db/rows.js';
-import { balancesAt, holderCounts, holdingKey, touchedHoldings, truthClient, type Holding } from './ground-truth.js';
+import { balancesAt, holderCounts, holdingKey, nodeTransferCounts, touchedHoldings, truthClient, type Holding } from './ground-truth.js';
 import type { TokenHolders } from './crash-chain.js';
 import { ethCall, nodeBlocks, rpcBatch } from './node-facts.js';
 
@@ -18,6 +18,8 @@ export interface TruthReport {
   balanceMismatches: string[];
   holderCountMismatches: string[];
   supplyMismatches: string[];
+  /** tokens.transfers_count against the token's transfer events in the node's logs up to the indexed block */
+  transferCountMismatches: string[];
   missingBlocks: bigint[];
   duplicateBlocks: bigint[];
   wrongBlocks: string[];
@@ -37,7 +39,7 @@ export interface TruthReport {
 
 export function mismatchCount(r: TruthReport): number {
   return (
-    r.balanceMismatches.length + r.holderCountMismatches.length + r.supplyMismatches.length + r.missingBlocks.length +
+    r.balanceMismatches.length + r.holderCountMismatches.length + r.supplyMismatches.length + r.transferCountMismatches.length + r.missingBlocks.length +
     r.duplicateBlocks.length + r.wrongBlocks.length + r.strayBlocks + r.negativeBalances
   );
 }
@@ -51,6 +53,7 @@ export function describeReport(r: TruthReport): string {
     `balance mismatches=${few(r.balanceMismatches)}`,
     `holder-count mismatches=${few(r.holderCountMismatches)}`,
     `supply mismatches=${few(r.supplyMismatches)}`,
+    `transfer-count mismatches=${few(r.transferCountMismatches)}`,
     `missing blocks=${few(r.missingBlocks)}`,
     `duplicate blocks=${few(r.duplicateBlocks)}`,
     `wrong blocks=${few(r.wrongBlocks)}`,
@@ -109,6 +112,7 @@ export async function compareWithNode(
     balanceMismatches: strayRows.map((r) => `${r.token}/${r.holder}/${r.token_id ?? '-'}: db ${r.value}, a token the chain does not have`),
     holderCountMismatches: [],
     supplyMismatches: [],
+    transferCountMismatches: [],
     missingBlocks: [],
     duplicateBlocks: [],
     wrongBlocks: [],
@@ -147,6 +151,7 @@ export async function compareWithNode(
       if (sum !== supplies[i]) report.supplyMismatches.push(`${t}: db sum ${sum}, totalSupply ${supplies[i]}`);
     });
     if (byBalanceOf.size > 0) await compareByBalanceOf(url, [...byBalanceOf] as Hex[], otherRows, at, { countOf, typeOf }, report);
+    await compareTransferCounts(db, url, chainId, at, [...byBalanceOf] as Hex[], report);
   }
   await compareBlocks(db, url, chainId, at, report);
   return report;
@@ -184,6 +189,25 @@ async function compareByBalanceOf(
   for (const [token, expected] of holderCounts(truth, tokens)) {
     const counted = db.countOf.get(token) ?? 0;
     if (counted !== expected) report.holderCountMismatches.push(`${token}: db ${counted}, node ${expected}`);
+  }
+}
+
+/**
+ * Every token's transfers (tokens.transfers_count) against its transfer events in the node's logs
+ * up to `at` (ground-truth.ts nodeTransferCounts), a Deposit or Withdrawal counted for the
+ * `wrapped` tokens only: the scenario's, of which WETH9 alone emits them.
+ */
+async function compareTransferCounts(db: Queryable, url: string, chainId: number, at: bigint, wrapped: readonly Hex[], report: TruthReport): Promise<void> {
+  const expected = await nodeTransferCounts(truthClient(url), at, wrapped);
+  const rows = await db.query<{ token: string; n: string | null }>(
+    "SELECT '0x' || encode(address, 'hex') AS token, transfers_count::text AS n FROM tokens WHERE chain_id = $1",
+    [chainId],
+  );
+  const ours = new Map(rows.map((r) => [r.token, r.n]));
+  for (const token of new Set([...ours.keys(), ...expected.keys()])) {
+    const counted = ours.has(token) ? ours.get(token) : '(no row)';
+    const said = (expected.get(token) ?? 0n).toString();
+    if (counted !== said) report.transferCountMismatches.push(`${token}: db ${counted}, node ${said}`);
   }
 }
 
