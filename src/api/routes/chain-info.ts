@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../../db/client.js';
-import { firstIndexedBlock } from '../../db/queries/chain-stats.js';
+import { firstIndexedBlock } from '../../db/queries/progress.js';
 import { DayTotals } from '../day-totals.js';
 import { ChainParams, KeyOnlyQuery } from '../schemas/common.js';
 import { BackendVersion, IndexingStatus, StatsObject } from '../schemas/chain-info.js';

@@ -119,10 +119,3 @@ export async function dayBuckets(db: Queryable, chainId: number, from: Tip | nul
   };
 }
 
-/** The lowest consensus block we hold: the first entry of blocks_consensus_number. */
-export async function firstIndexedBlock(db: Queryable, chainId: number): Promise<bigint | null> {
-  const rows = await db.query<{ n: string | null }>('SELECT min(number)::text AS n FROM blocks WHERE chain_id = $1 AND consensus', [chainId], {
-    prepare: true,
-  });
-  return rows[0]?.n == null ? null : BigInt(rows[0].n);
-}

@@ -17,10 +17,15 @@ export async function indexedBlock(db: Queryable, chainId: number): Promise<{ nu
   return row ? { number: BigInt(row.number), hash: fromHexText(row.hash) } : null;
 }
 
-/** The lowest block indexed: where the chain's indexing began (its start block then). */
+/**
+ * The lowest block indexed: where the chain's indexing began (its start block then). The lowest
+ * consensus block, the first entry of blocks_consensus_number (an orphan never sits below it).
+ */
 export async function firstIndexedBlock(db: Queryable, chainId: number): Promise<bigint | null> {
-  const rows = await db.query<{ first: string | null }>('SELECT min(number)::text AS first FROM blocks WHERE chain_id = $1', [chainId]);
-  return rows[0]?.first == null ? null : BigInt(rows[0].first);
+  const rows = await db.query<{ n: string | null }>('SELECT min(number)::text AS n FROM blocks WHERE chain_id = $1 AND consensus', [chainId], {
+    prepare: true,
+  });
+  return rows[0]?.n == null ? null : BigInt(rows[0].n);
 }
 
 /** What one batch moves of its chain's progress (write-batch.ts). */
