@@ -8,6 +8,7 @@ import type { BlockRow } from '../db/model/block.js';
 import type { RpcBlock } from '../rpc/types.js';
 import { chainFieldsOf } from '../chains/index.js';
 import type { BalanceDelta, BlockDelta, KeyChanges } from '../db/queries/write-balances.js';
+import type { BlockTransfers } from '../db/queries/transfer-counts.js';
 import { BalanceSum } from './balance-sum.js';
 import { decodeEnsEvents, type EnsEvent, type ReverseNode } from '../evm/ens-events.js';
 import type { BlockProducer } from '../evm/block-producer.js';
@@ -50,13 +51,6 @@ export interface DigestOptions {
   ensRegistry?: Hex | null;
   /** whose blocks they are (config `blockProducer`); default `miner` */
   blockProducer?: BlockProducer;
-}
-
-/** A token's transfers in one block. */
-export interface BlockTransfers {
-  blockNumber: bigint;
-  token: Hex;
-  transfers: number;
 }
 
 export interface TransformOptions {

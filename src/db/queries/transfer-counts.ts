@@ -4,8 +4,15 @@
  * rollback subtracts exactly what the orphaned blocks added, as balance_changes keeps their deltas.
  */
 import type { Queryable } from '../client.js';
+import type { Hex } from '../rows.js';
 import { hexArray } from '../hex.js';
-import type { BlockTransfers } from '../../indexer/transform.js';
+
+/** A token's transfers in one block. */
+export interface BlockTransfers {
+  blockNumber: bigint;
+  token: Hex;
+  transfers: number;
+}
 
 /** Keeps the window's blocks' transfer counts while they can still be reorganised away. */
 export async function recordTransferCounts(db: Queryable, chainId: number, counts: readonly BlockTransfers[]): Promise<void> {
