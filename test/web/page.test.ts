@@ -161,6 +161,8 @@ describe.skipIf(!haveChromium && !process.env.CI)('web page in Chromium', () => 
     ]);
     await putBalances(db, MULTI_BALANCES.map((b) => ({ chainId: CHAIN, token: MULTI, holder: b.holder, tokenId: b.id, value: b.value, blockNumber: 1n })));
     await putBalances(db, HOLDERS.map((holder, i) => ({ chainId: CHAIN, token: TOKEN, holder, tokenId: null, value: valueOf(i), blockNumber: 1n })));
+    // the token's transfer count as an index from genesis keeps it; MULTI's stays unknown (null)
+    await db.query('UPDATE tokens SET transfers_count = 12345 WHERE chain_id = $1 AND address = $2', [CHAIN, Buffer.from(TOKEN.slice(2), 'hex')]);
     const contract = { chainId: CHAIN, isContract: true, isVerified: true, ensDomainName: null, isScam: false };
     await upsertAddresses(db, [
       { ...contract, hash: PROXY, proxyType: 'eip1967', name: 'Vault Proxy', implementations: [{ address: addressOf(1, 'impl'), name: 'VaultImpl' }] },
@@ -231,6 +233,9 @@ describe.skipIf(!haveChromium && !process.env.CI)('web page in Chromium', () => 
     expect(await page.locator('#holders-table th .as-written').textContent()).toBe(' (WTD)');
     expect(await page.evaluate<string>("getComputedStyle(document.querySelector('#holders-table th .as-written')).textTransform")).toBe('none');
     expect(await page.locator('#token-summary dl').textContent()).toContain('Holders120');
+    // the transfer count the counters give, as the API serves it
+    expect((await api(`/${CHAIN}/api/v2/tokens/${TOKEN}/counters`)).transfers_count).toBe('12345');
+    expect(await page.locator('#token-summary dl').textContent()).toContain('Transfers12,345');
 
     const rows = await holderRows(page);
     expect(rows).toHaveLength(50);
@@ -298,6 +303,8 @@ describe.skipIf(!haveChromium && !process.env.CI)('web page in Chromium', () => 
     await page.waitForURL(`**/#/holders/${CHAIN}/${TOKEN}/at/10`);
     await page.locator('#token-summary dl', { hasText: 'Holders at block 10121' }).waitFor();
     await page.locator('#holders-page', { hasText: 'rows 1–50' }).waitFor();
+    // transfers are not counted per block: no count at one
+    expect(await page.locator('#token-summary dl').textContent()).not.toContain('Transfers');
     const rows = await holderRows(page);
     const fromApi = await api(`/${CHAIN}/api/v2/tokens/${TOKEN}/holders?block_number=10`);
     expect(rows.map((r) => r.hash)).toEqual(fromApi.items.map((i: any) => i.address.hash));
@@ -322,6 +329,7 @@ describe.skipIf(!haveChromium && !process.env.CI)('web page in Chromium', () => 
     await page.goto(`${base}/#/holders/${CHAIN}/${MULTI}`);
     await page.locator('#holders-page', { hasText: `rows 1–${MULTI_BALANCES.length}` }).waitFor();
     await page.locator('#holders-id-field').waitFor({ state: 'visible' });
+    expect(await page.locator('#token-summary dl').textContent()).toContain('Transfersunknown');
     await page.fill('#holders-token-id', '2x');
     await page.click('#holders-at button[type=submit]');
     await expect.poll(() => page.locator('#message').textContent()).toContain('Enter a token ID');

@@ -55,6 +55,8 @@ export class HoldersView {
     this.summary.replaceChildren();
     this.chart.replaceChildren();
     this.rows.replaceChildren();
+    // the live counters, for the transfer count, asked beside the token; not having them only leaves it unknown
+    const countersNow = block === null ? getJson<Counters>(`${this.path}/counters`, this.ctx.key(), {}, signal).catch(() => null) : Promise.resolve(null);
     let token: Token;
     try {
       token = await getJson<Token>(this.path, this.ctx.key(), {}, signal);
@@ -89,7 +91,9 @@ export class HoldersView {
     }
     // the token's supply is of all its ids: one id's holders get no shares
     this.supply = tokenId === null ? supply : null;
-    this.summary.replaceChildren(tokenSummary(token, this.decimals, at, atBlock, supply));
+    const transfers = (await countersNow)?.transfers_count ?? null;
+    if (signal.aborted) return;
+    this.summary.replaceChildren(tokenSummary(token, this.decimals, at, atBlock ?? { transfers }, supply));
     const first = await this.list.start();
     if (!first || signal.aborted) return;
     this.ctx.info('');
@@ -150,10 +154,12 @@ function tokenSummary(
   token: Token,
   decimals: number | null,
   { block, tokenId }: { block: string | null; tokenId: string | null },
-  atBlock: Counters | null,
+  /** the counters at the block asked for, or the live transfer count (null: not known) */
+  counts: Counters | { transfers: string | null },
   supplyNow: bigint | null,
 ): HTMLElement {
   const title = token.name ?? 'Unnamed token';
+  const atBlock = 'token_holders_count' in counts ? counts : null;
   const holders = atBlock ? atBlock.token_holders_count : token.holders_count;
   const at = block === null ? '' : ` at block ${block}`;
   // with one id listed, the token's counts are still of all its ids: said so
@@ -173,6 +179,8 @@ function tokenSummary(
       fact(`Holders${allIds}${at}`, formatInteger(BigInt(holders))),
       fact(`Total supply${allIds}${atBlock?.total_supply !== undefined ? at : ''}`, supply),
       fact('Decimals', token.decimals ?? '—'),
+      // not counted per block: shown with the live counts only
+      ...('transfers' in counts ? [fact(`Transfers${allIds}`, counts.transfers === null ? 'unknown' : formatInteger(BigInt(counts.transfers)))] : []),
     ),
   );
 }
