@@ -55,6 +55,27 @@ describe('classifyFailure', () => {
   });
 
   it.each([
+    'EVM error OutOfGas',
+    'EVM error InvalidOperandOOG',
+    'EVM error MemoryOOG',
+    'EVM error MemoryLimitOOG',
+    'EVM error PrecompileOOG',
+    'EVM error InvalidJump',
+    'EVM error OpcodeNotFound',
+    'EVM error OutOfOffset',
+    'EVM error CallTooDeep',
+    'out of gas',
+    'execution reverted',
+    'invalid jump destination',
+    'return data out of bounds',
+    'max call depth exceeded',
+  ])('takes a call that fails inside the EVM as the contract\'s answer, whatever the code: %s', (message) => {
+    // anvil answers these with -32603, which from a load balancer means a backend restarting
+    expect(classifyFailure(rpcError(-32603, message), 'eth_call').kind).toBe('rpc-error');
+    expect(classifyFailure(rpcError(-32603, 'internal error'), 'eth_call').kind).toBe('transient');
+  });
+
+  it.each([
     [-32601, 'Method not found'],
     [-32004, 'method eth_getBlockReceipts is not supported'],
     [-32000, 'the method trace_block does not exist/is not available'],

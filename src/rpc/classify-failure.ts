@@ -119,10 +119,14 @@ export function parseRetryAfter(value: string | null | undefined, now = Date.now
 
 /**
  * What nodes say when a call fails inside the EVM: a revert, running out of gas (anvil's
- * `EVM error OutOfGas`, geth's `out of gas`), a bad opcode, the stack or the gas cap.
+ * `EVM error OutOfGas` and revm's other kinds of it, `MemoryOOG`, `MemoryLimitOOG`,
+ * `InvalidOperandOOG`, `PrecompileOOG`; geth's `out of gas`), a bad opcode or jump, the stack,
+ * the call depth, return data read out of bounds, or the gas cap. (A review's token whose
+ * balanceOf underflowed a length got `InvalidOperandOOG`, read as a node fault, and held a
+ * rollback for ever.)
  */
 export const EXECUTION_FAILURE_MESSAGE =
-  /revert|out of gas|OutOfGas|invalid opcode|InvalidFEOpcode|stack (?:over|under)flow|StackOverflow|StackUnderflow|gas required exceeds|exceeds block gas limit/i;
+  /revert|out of gas|OutOfGas|[a-z]OOG\b|invalid opcode|InvalidFEOpcode|OpcodeNotFound|invalid jump|InvalidJump|stack (?:over|under)flow|StackOverflow|StackUnderflow|max call depth|CallTooDeep|return data out of bounds|OutOfOffset|gas required exceeds|exceeds block gas limit/i;
 /**
  * A node that has not reached the block asked about (a load-balanced provider's backend a few
  * blocks behind): geth's "header not found", Erigon's and Nethermind's wordings. Another backend,

@@ -5,7 +5,8 @@
  * for ever, so one such contract stopped the chain (outside review): a balanceOf asked to repair
  * a balance driven negative, a Deposit event from a contract probed for totalSupply/decimals, a
  * name() asked by the metadata round (which then held every other token's metadata back). And
- * amounts whose sums outgrow uint256 (migration 029): they stopped the chain the same way.
+ * amounts whose sums outgrow uint256 (migration 029): they stopped the chain the same way. A
+ * balanceOf that fails with revm's InvalidOperandOOG rather than OutOfGas, likewise (review).
  */
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +21,7 @@ const bombs = compileSolidityFile(fileURLToPath(new URL('../support/hostile/GasB
 
 let node: TestNode;
 let token: Address;
+let operand: Address;
 let deposit: Address;
 let plain: Address;
 let head: bigint;
@@ -41,6 +43,11 @@ beforeAll(async () => {
   // an honest token after them: its balances and metadata must still come
   ({ address: plain } = await node.deploy(contracts.TestERC20, ['Plain', 'PLN', 18]));
   await node.write({ address: plain, abi: contracts.TestERC20.abi, functionName: 'mint', args: [c, 1_000n] });
+  // a balance driven negative again, repaired from a balanceOf that fails with revm's
+  // InvalidOperandOOG, not OutOfGas (a review's token held a rollback for ever with it: it read as
+  // a node fault). Last, so the blocks above keep their batches.
+  ({ address: operand } = await node.deploy(bombs.OperandBombToken!, []));
+  await node.write({ address: operand, abi: bombs.OperandBombToken!.abi, functionName: 'emitTransfer' as never, args: [a, b, 3n] as never });
   head = await node.public.getBlockNumber();
 }, 120_000);
 afterAll(() => node?.stop());
@@ -71,6 +78,7 @@ describe.each(await availableEngines())('contracts whose calls run out of gas (%
       const of = (t: Address, h: Address) => balances.find((r) => r.token === t.toLowerCase() && r.holder === h.toLowerCase())?.value ?? '0';
       // a: what balanceOf could not say is 0 (a failed call is no balance); b: what its events gave
       expect([of(token, node.accounts[1]!), of(token, node.accounts[2]!), of(plain, node.accounts[3]!)]).toEqual(['0', '5', '1000']);
+      expect([of(operand, node.accounts[1]!), of(operand, node.accounts[2]!)]).toEqual(['0', '3']);
       expect(of(token, node.accounts[4]!)).toBe((10n * maxUint256).toString());
       const [supply] = await fresh.db.query<{ held: string }>('SELECT held_supply::text AS held FROM tokens WHERE chain_id = $1 AND address = decode($2, \'hex\')', [DEVNET_CHAIN_ID, token.slice(2).toLowerCase()]);
       expect(BigInt(supply!.held)).toBe(60n * maxUint256 + 5n);

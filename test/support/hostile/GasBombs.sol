@@ -49,3 +49,22 @@ contract GasBombDeposit {
         while (gasleft() > 0) x += spent + 1;
     }
 }
+
+/**
+ * Emits whatever Transfer its caller asks for; balanceOf asks for more memory than gas can be
+ * counted for (a length that underflowed), which revm reports as `InvalidOperandOOG`, not `OutOfGas`.
+ */
+contract OperandBombToken {
+    event Transfer(address indexed from, address indexed to, uint256 value);
+
+    function emitTransfer(address from, address to, uint256 value) external {
+        emit Transfer(from, to, value);
+    }
+
+    function balanceOf(address) external pure returns (uint256) {
+        assembly {
+            calldatacopy(0, 0, sub(calldatasize(), 160))
+        }
+        return 0;
+    }
+}
