@@ -120,7 +120,7 @@ export async function rollBackTo(
     db.transaction(async (tx) => {
       const undo = await takeBalanceChangesAbove(tx, chainId, ancestor);
       const negative = exact ? await applyBalanceDeltas(tx, chainId, ancestor, undo.map((d) => ({ ...d, delta: -d.delta }))) : [];
-      await undoTransferCountsAbove(tx, chainId, ancestor, exact, touchedTokens);
+      await undoTransferCountsAbove(tx, chainId, ancestor, exact);
       // the orphaned blocks' history and the counts taken on them go in the same transaction
       await refreshHolderCounts(tx, chainId, await reopenIntervalsAbove(tx, chainId, ancestor));
       await deleteSummariesAbove(tx, chainId, ancestor);

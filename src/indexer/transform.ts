@@ -8,7 +8,7 @@ import type { BlockRow } from '../db/model/block.js';
 import type { RpcBlock } from '../rpc/types.js';
 import { chainFieldsOf } from '../chains/index.js';
 import type { BalanceDelta, BlockDelta, KeyChanges } from '../db/queries/write-balances.js';
-import type { BlockTransfers } from '../db/queries/transfer-counts.js';
+import type { BlockTransfers, TokenTransfers } from '../db/queries/transfer-counts.js';
 import { BalanceSum } from './balance-sum.js';
 import { decodeEnsEvents, type EnsEvent, type ReverseNode } from '../evm/ens-events.js';
 import type { BlockProducer } from '../evm/block-producer.js';
@@ -33,8 +33,8 @@ export interface IndexBatch {
   tokens: Map<Hex, TokenType>;
   /** the block of each token's first event in the batch */
   tokenFirstBlock: Map<Hex, bigint>;
-  /** each token's transfers in the batch (transferCounts); null when the chain's are not counted */
-  tokenTransfers: Map<Hex, number> | null;
+  /** each token's transfers in the batch (transferCounts) and the last block they are in; null when the chain's are not counted */
+  tokenTransfers: Map<Hex, TokenTransfers> | null;
   /** each token's transfers per block, for the blocks that may still be reorganised */
   blockTransfers: BlockTransfers[];
   /** holders, miners and token contracts, for the address enrichment */
@@ -149,7 +149,7 @@ export function transformBatch(digested: readonly DigestedBlock[], options: Tran
   const uncles: BlockRow[] = [];
   let transfers = 0;
   const counting = options.countTransfers ?? true;
-  const tokenTransfers = new Map<Hex, number>();
+  const tokenTransfers = new Map<Hex, TokenTransfers>();
   const blockTransfers: BlockTransfers[] = [];
   let ens: IndexBatch['ens'];
   for (const block of digested) {
@@ -174,7 +174,7 @@ export function transformBatch(digested: readonly DigestedBlock[], options: Tran
     const inWindow = row.number > options.recordAbove;
     if (counting) {
       for (const [token, n] of block.tokenTransfers) {
-        tokenTransfers.set(token, (tokenTransfers.get(token) ?? 0) + n);
+        tokenTransfers.set(token, { transfers: (tokenTransfers.get(token)?.transfers ?? 0) + n, lastBlock: row.number });
         if (inWindow) blockTransfers.push({ blockNumber: row.number, token, transfers: n });
       }
     }

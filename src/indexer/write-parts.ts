@@ -37,7 +37,7 @@ export function splitByToken(batch: IndexBatch, reconciled: readonly BalanceRow[
   const groups = Array.from({ length: parts }, () => ({
     tokens: new Map() as TokenWrites['tokens'],
     tokenFirstBlock: new Map<Hex, bigint>(),
-    tokenTransfers: batch.tokenTransfers === null ? null : new Map<Hex, number>(),
+    tokenTransfers: batch.tokenTransfers === null ? null : (new Map() as NonNullable<TokenWrites['tokenTransfers']>),
     deltas: [] as TokenWrites['deltas'],
     history: batch.history === null ? null : ([] as NonNullable<TokenWrites['history']>),
     reconciled: [] as BalanceRow[],

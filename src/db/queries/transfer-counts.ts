@@ -7,6 +7,12 @@ import type { Queryable } from '../client.js';
 import type { Hex } from '../rows.js';
 import { hexArray } from '../hex.js';
 
+/** A token's transfers in a batch, and the last block they are in. */
+export interface TokenTransfers {
+  transfers: number;
+  lastBlock: bigint;
+}
+
 /** A token's transfers in one block. */
 export interface BlockTransfers {
   blockNumber: bigint;
@@ -31,22 +37,24 @@ export async function pruneTransferCounts(db: Queryable, chainId: number, belowB
 
 /**
  * In a rollback's transaction: the recorded counts above `ancestor` leave the record and, when
- * the rollback is `exact`, their tokens' counts; otherwise (blocks orphaned whose counts were not
- * recorded) the counts of those tokens and of `touched` (the tokens whose balances the orphaned
- * blocks changed) become unknown: a count is never a guess.
+ * the rollback is `exact`, their tokens' counts. Otherwise blocks were orphaned whose counts were
+ * not recorded, so the count of every token with a transfer above the ancestor becomes unknown
+ * (its last_transfer_block says so, also for transfers that moved no balance): a count is never a
+ * guess.
  */
-export async function undoTransferCountsAbove(tx: Queryable, chainId: number, ancestor: bigint, exact: boolean, touched: readonly string[]): Promise<void> {
+export async function undoTransferCountsAbove(tx: Queryable, chainId: number, ancestor: bigint, exact: boolean): Promise<void> {
+  const args = [chainId, ancestor.toString()];
+  const gone = 'DELETE FROM transfer_counts WHERE chain_id = $1 AND block_number > $2';
+  if (!exact) {
+    await tx.query(gone, args);
+    await tx.query('UPDATE tokens SET transfers_count = NULL WHERE chain_id = $1 AND last_transfer_block > $2 AND transfers_count IS NOT NULL', args);
+    return;
+  }
   await tx.query(
-    `WITH gone AS (
-       DELETE FROM transfer_counts WHERE chain_id = $1 AND block_number > $2 RETURNING token, transfers
-     ), undone AS (
-       SELECT token, sum(transfers) AS transfers FROM gone GROUP BY token
-       UNION ALL
-       SELECT decode(x, 'hex'), NULL FROM unnest($4::text[]) x WHERE NOT $3
-     )
-     UPDATE tokens t SET transfers_count = CASE WHEN $3 THEN t.transfers_count - u.transfers END
-     FROM (SELECT token, sum(transfers) AS transfers FROM undone GROUP BY token) u
+    `WITH gone AS (${gone} RETURNING token, transfers)
+     UPDATE tokens t SET transfers_count = t.transfers_count - u.transfers
+     FROM (SELECT token, sum(transfers) AS transfers FROM gone GROUP BY token) u
      WHERE t.chain_id = $1 AND t.address = u.token`,
-    [chainId, ancestor.toString(), exact, hexArray(touched)],
+    args,
   );
 }
