@@ -141,8 +141,9 @@ export class ChainIndexer {
     const run: Run = { prefetcher, heads, ...this.cursorAt(tip), heartbeat: { head: -1n, at: 0 }, following: null };
     await this.partsAhead.load();
     this.logger.info({ ...this.label, from: run.next.toString(), backfill: backfilling }, tip ? 'resuming' : 'starting');
-    if (tip) await warnIfStartBlockChanged(this.db, this.chain, this.logger);
-    this.countTransfers = ((tip ? await firstIndexedBlock(this.db, this.chain.chainId) : null) ?? this.chain.startBlock) === 0n;
+    const first = tip ? await firstIndexedBlock(this.db, this.chain.chainId) : null;
+    warnIfStartBlockChanged(first, this.chain, this.logger);
+    this.countTransfers = (first ?? this.chain.startBlock) === 0n;
     // the node's capabilities are asked beside the first head, not after it: one round trip
     // fewer before the first blocks go out (a probe that fails is asked again by the first fetch)
     this.fetcher.probe(run.next).catch(() => undefined);

@@ -1,6 +1,4 @@
 import type { ChainConfig } from '../config/config.js';
-import type { Queryable } from '../db/client.js';
-import { firstIndexedBlock } from '../db/queries/progress.js';
 import type { Logger } from './logger.js';
 
 /**
@@ -9,8 +7,7 @@ import type { Logger } from './logger.js';
  * (L2 review: --start-block 0 after 60 was ignored without a word, the older holders still
  * missing). Said at every start until the operator indexes the chain afresh.
  */
-export async function warnIfStartBlockChanged(db: Queryable, chain: ChainConfig, logger: Logger): Promise<void> {
-  const first = await firstIndexedBlock(db, chain.chainId);
+export function warnIfStartBlockChanged(first: bigint | null, chain: ChainConfig, logger: Logger): void {
   if (first === null || first === chain.startBlock) return;
   logger.warn(
     { chainId: chain.chainId, indexedFrom: first.toString(), startBlock: chain.startBlock.toString() },
