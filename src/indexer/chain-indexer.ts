@@ -14,7 +14,7 @@ import { findLinkBreak, type DigestedBlock, type IndexBatch, type TransformOptio
 import { BatchTaker, type BatchSizeOptions } from './batch-taker.js';
 import { BlockPrefetcher } from './block-prefetcher.js';
 import { HeadPoller } from './head-poller.js';
-import { pruneRecordedChanges, writeBatch } from './write-batch.js';
+import { pruneRecordedChanges, writeBatch, type BatchExtras } from './write-batch.js';
 import { HistoryHorizon } from './history-horizon.js';
 import { LinkBreaks } from './link-breaks.js';
 import { UnavailableBlocks } from './unavailable-blocks.js';
@@ -233,7 +233,11 @@ export class ChainIndexer {
     const addresses = this.recentAddresses.unseen(batch.addresses);
     // in parts while backfilling, except the chain's first batch (a crash inside it would
     // leave parts ahead of no indexed block to set them back to)
-    await this.write(batch, addresses, this.partsAhead.pending || (this.backfill.writing && this.backfillInParts() && run.parent !== null));
+    await this.write(batch, addresses, {
+      inParts: this.partsAhead.pending || (this.backfill.writing && this.backfillInParts() && run.parent !== null),
+      asyncCommit: this.backfill.writing && this.backfillCommitsAsync(),
+      continues: run.parent === null ? null : batch.from - 1n,
+    });
     this.partsAhead.clear();
     this.recentAddresses.remember(addresses);
     await this.afterBatch(batch, head, Date.now() - started);
@@ -303,6 +307,16 @@ export class ChainIndexer {
     return this.db.engine === 'postgres';
   }
 
+  /**
+   * Whether the backfill's commits return before the disk has them (db/client.ts `asyncCommit`): on
+   * PostgreSQL, where each commit of a batch and of its token parts otherwise waits for its WAL
+   * flush (PGlite runs without fsync). Overridden only by bench:index's baseline that waits for
+   * every flush (bench/lib/indexer-with-flushed-commits.ts).
+   */
+  protected backfillCommitsAsync(): boolean {
+    return this.db.engine === 'postgres';
+  }
+
   /** A reorg below `next` rolled back (./reorg.ts); null when no block of ours was replaced. */
   private async handleReorg(next: bigint): Promise<Cursor | null> {
     const cursor = await rollBackReorg(this.reorgScope, next, {
@@ -322,7 +336,7 @@ export class ChainIndexer {
    * drive negative — read with balanceOf at its last block before the transaction and written in
    * it: a batch and its reconciliation commit together or not at all.
    */
-  private async write(batch: IndexBatch, addresses: readonly Hex[], inParts: boolean): Promise<void> {
+  private async write(batch: IndexBatch, addresses: readonly Hex[], how: Pick<BatchExtras, 'inParts' | 'asyncCommit' | 'continues'>): Promise<void> {
     const chainId = this.chain.chainId;
     const plan = await this.rebasing.plan(this.db, chainId, batch);
     const reconciled = await balancesAt(this.rpc, chainId, plan.keys, batch.to);
@@ -332,7 +346,7 @@ export class ChainIndexer {
       chainId,
       batch.to,
       reconciled,
-      (rows) => writeBatch(this.db, chainId, batch, { addresses, reconciled: rows, sweep: plan.sweep, inParts }),
+      (rows) => writeBatch(this.db, chainId, batch, { addresses, reconciled: rows, sweep: plan.sweep, ...how }),
       (keys) => {
         repaired += keys.length;
         this.rebasing.learn(keys.map((k) => k.token));

@@ -25,6 +25,17 @@ export interface BatchExtras {
    * parts ahead in.
    */
   inParts?: boolean;
+  /**
+   * Commit without waiting for the disk (db/client.ts `TransactionOptions`): PostgreSQL while
+   * backfilling, where a commit lost with the database server's crash is written again from the node.
+   */
+  asyncCommit?: boolean;
+  /**
+   * The indexed block the batch continues (null: none yet): every transaction of the batch
+   * refuses to commit on any other (TipMovedError), so that commits a database crash took are
+   * never written over. Undefined: not checked (tests writing batches by hand).
+   */
+  continues?: bigint | null;
 }
 
 /** Everything of a batch but its tokens' rows, with the progress marker, which says the batch is in. */
@@ -39,7 +50,12 @@ async function writeChainRows(tx: Queryable, chainId: number, batch: IndexBatch,
     await refreshPrimaryNames(tx, chainId, batch.ens.registry, [...new Set(batch.ens.events.map((e) => e.node))]);
   }
   if (extras.sweep !== undefined) await setSweepPosition(tx, chainId, extras.sweep);
-  await recordBatchProgress(tx, chainId, { indexed: batch.to, changesFrom: changesFromAfter(batch), historyFrom: batch.history === null ? null : batch.from });
+  await recordBatchProgress(tx, chainId, {
+    indexed: batch.to,
+    changesFrom: changesFromAfter(batch),
+    historyFrom: batch.history === null ? null : batch.from,
+    continues: extras.continues,
+  });
 }
 
 /**
@@ -54,16 +70,17 @@ async function writeChainRows(tx: Queryable, chainId: number, batch: IndexBatch,
  */
 export async function writeBatch(db: Database, chainId: number, batch: IndexBatch, extras: BatchExtras = {}): Promise<void> {
   const reconciled = extras.reconciled ?? [];
+  const commit = { asyncCommit: extras.asyncCommit ?? false };
   if (extras.inParts) {
-    await writeTokenParts(db, chainId, batch, reconciled);
-    await db.transaction((tx) => writeChainRows(tx, chainId, batch, extras));
+    await writeTokenParts(db, chainId, batch, reconciled, extras);
+    await db.transaction((tx) => writeChainRows(tx, chainId, batch, extras), commit);
     return;
   }
   await db.transaction(async (tx) => {
     await refuseIfPartsAhead(tx, chainId, batch);
     await writeTokenRows(tx, chainId, batch.to, { ...batch, reconciled });
     await writeChainRows(tx, chainId, batch, extras);
-  });
+  }, commit);
 }
 
 /**

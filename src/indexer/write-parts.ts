@@ -4,6 +4,8 @@ import { lockPartMarks, partMarksFrom, setPartMark } from '../db/queries/token-p
 import { UnreconciledBalancesError } from './reconcile.js';
 import { writeTokenRows, type TokenWrites } from './token-rows.js';
 import type { IndexBatch } from './transform.js';
+import type { BatchExtras } from './write-batch.js';
+import { TipMovedError } from '../db/queries/progress.js';
 
 /**
  * Parts a backfill batch's tokens are written in, each in a transaction of its own on its own
@@ -79,7 +81,13 @@ const isEmpty = (w: TokenWrites) => w.tokens.size === 0 && w.deltas.length === 0
  * that a retry never overlaps an attempt still in flight; the balances any part drove negative are
  * named together, for one repair (reconcile.ts withBalanceRepair).
  */
-export async function writeTokenParts(db: Database, chainId: number, batch: IndexBatch, reconciled: readonly BalanceRow[]): Promise<void> {
+export async function writeTokenParts(
+  db: Database,
+  chainId: number,
+  batch: IndexBatch,
+  reconciled: readonly BalanceRow[],
+  how: Pick<BatchExtras, 'asyncCommit' | 'continues'> = {},
+): Promise<void> {
   const mark = { block: batch.to, hash: batch.blocks[batch.blocks.length - 1]!.hash };
   const writes = splitByToken(batch, reconciled, TOKEN_PARTS);
   // a part with nothing to write has no transaction, unless none has: some part must check the marks
@@ -95,13 +103,15 @@ export async function writeTokenParts(db: Database, chainId: number, batch: Inde
             // agree on one batch again. A mark at the batch or above names either this batch (a
             // part that committed it before a crash) or another one: the caller's idea of the
             // parts ahead was stale (a failed step that could not read them), and it reads them again.
-            const marks = await lockPartMarks(tx, chainId, part, batch.from);
+            const { tip, marks } = await lockPartMarks(tx, chainId, part, batch.from);
+            // a part commits ahead of its batch's own transaction: it checks the tip for itself
+            if (how.continues !== undefined && tip !== how.continues) throw new TipMovedError(chainId, how.continues, tip);
             const other = marks.find((m) => m.block !== mark.block || m.hash !== mark.hash);
             if (other) throw new PartsAheadError(chainId, other.part, other.block, batch.from, batch.to);
             if (marks.some((m) => m.part === part) || isEmpty(w)) return;
             await writeTokenRows(tx, chainId, batch.to, w);
             await setPartMark(tx, chainId, part, mark);
-          }),
+          }, { asyncCommit: how.asyncCommit ?? false }),
     ),
   );
   const errors = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));

@@ -36,6 +36,31 @@ export interface BatchProgress {
   changesFrom: { set: bigint } | { orKeep: bigint };
   /** with the balance history, the batch's first block: where the history starts, unless it already has a start (an upgrade's or a prune's) */
   historyFrom: bigint | null;
+  /** the indexed block the batch continues (null: none yet), checked (TipMovedError); undefined: not checked */
+  continues?: bigint | null;
+}
+
+/**
+ * A batch written for a tip the database no longer has: the backfill's commits do not wait for
+ * the disk (db/client.ts `asyncCommit`), so a crash of the database server can take the last ones while
+ * the indexer's process lives on. Writing on would leave a gap; the indexer resumes from the
+ * database instead (chain-indexer.ts `recover`).
+ */
+export class TipMovedError extends Error {
+  override readonly name = 'TipMovedError';
+  constructor(chainId: number, tip: bigint | null, actual: bigint | null) {
+    super(
+      `chain ${chainId}: a batch was written to follow block ${tip ?? '(none)'}, but the database's indexed block is ${actual ?? '(none)'} ` +
+        '(a crash of the database server took its last commits): resuming from the database',
+    );
+  }
+}
+
+/** Refuses the transaction (TipMovedError) unless the chain's indexed block is `tip` (null: none yet). */
+export async function refuseUnlessTipIs(tx: Queryable, chainId: number, tip: bigint | null): Promise<void> {
+  const [row] = await tx.query<{ indexed: string | null }>('SELECT indexed_block::text AS indexed FROM chains WHERE chain_id = $1', [chainId]);
+  const actual = row?.indexed == null ? null : BigInt(row.indexed);
+  if (actual !== tip) throw new TipMovedError(chainId, tip, actual);
 }
 
 /**
@@ -46,13 +71,19 @@ export interface BatchProgress {
  */
 export async function recordBatchProgress(db: Queryable, chainId: number, p: BatchProgress): Promise<void> {
   const [keep, changesFrom] = 'orKeep' in p.changesFrom ? [true, p.changesFrom.orKeep] : [false, p.changesFrom.set];
-  await db.query(
+  const tip = p.continues === undefined ? undefined : p.continues === null ? null : p.continues.toString();
+  const rows = await db.query<{ ok: number }>(
     `UPDATE chains SET indexed_block = $2, updated_at = now(),
        changes_from = CASE WHEN $3::boolean THEN coalesce(changes_from, $4::bigint) ELSE $4::bigint END,
        history_from = coalesce(history_from, $5::bigint)
-     WHERE chain_id = $1`,
-    [chainId, p.indexed.toString(), keep, changesFrom.toString(), p.historyFrom === null ? null : p.historyFrom.toString()],
+     WHERE chain_id = $1 AND ($6::boolean OR indexed_block IS NOT DISTINCT FROM $7::bigint)
+     RETURNING 1 AS ok`,
+    [chainId, p.indexed.toString(), keep, changesFrom.toString(), p.historyFrom === null ? null : p.historyFrom.toString(), tip === undefined, tip ?? null],
   );
+  if (rows.length === 0 && p.continues !== undefined) {
+    await refuseUnlessTipIs(db, chainId, p.continues);
+    throw new Error(`chain ${chainId} has no row in chains`);
+  }
 }
 
 export async function setIndexedBlock(db: Queryable, chainId: number, block: bigint | null): Promise<void> {

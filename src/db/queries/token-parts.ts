@@ -16,26 +16,30 @@ type MarkRow = { part: number; block: string; hash: string };
 const toMark = (r: MarkRow): PartMarkOf => ({ part: Number(r.part), block: BigInt(r.block), hash: fromHexText(r.hash) });
 
 /**
- * Inside a part's transaction, before it writes: the marks of every part whose last committed
- * batch ends at `from` or above, this part's among them, with this part's row locked until the
- * transaction ends, so a part written twice at once (a retry while the first attempt is still in
- * flight) waits and then sees the first one's mark. The other parts' rows are read, not locked:
- * only their own part's commit changes them.
+ * Inside a part's transaction, before it writes: the chain's indexed block (`tip`, null: none
+ * yet), and the marks of every part whose last committed batch ends at `from` or above, this
+ * part's among them, with this part's row locked until the transaction ends, so a part written
+ * twice at once (a retry while the first attempt is still in flight) waits and then sees the
+ * first one's mark. The other parts' rows are read, not locked: only their own part's commit
+ * changes them.
  */
-export async function lockPartMarks(tx: Queryable, chainId: number, part: number, from: bigint): Promise<PartMarkOf[]> {
+export async function lockPartMarks(tx: Queryable, chainId: number, part: number, from: bigint): Promise<{ tip: bigint | null; marks: PartMarkOf[] }> {
   // one round trip: the no-op update of a row already there locks it and returns it as it is
-  const rows = await tx.query<MarkRow>(
+  const rows = await tx.query<{ tip: string | null } & { [K in keyof MarkRow]: MarkRow[K] | null }>(
     `WITH own AS (
        INSERT INTO token_parts AS p (chain_id, part, block_number, block_hash) VALUES ($1, $2, -1, '\\x')
        ON CONFLICT (chain_id, part) DO UPDATE SET block_number = p.block_number
        RETURNING p.part, p.block_number, p.block_hash
+     ), marks AS (
+       SELECT part, block_number::text AS block, encode(block_hash, 'hex') AS hash FROM own WHERE block_number >= $3
+       UNION ALL
+       SELECT part, block_number::text, encode(block_hash, 'hex') FROM token_parts WHERE chain_id = $1 AND part <> $2 AND block_number >= $3
      )
-     SELECT part, block_number::text AS block, encode(block_hash, 'hex') AS hash FROM own WHERE block_number >= $3
-     UNION ALL
-     SELECT part, block_number::text, encode(block_hash, 'hex') FROM token_parts WHERE chain_id = $1 AND part <> $2 AND block_number >= $3`,
+     SELECT c.indexed_block::text AS tip, m.part, m.block, m.hash FROM chains c LEFT JOIN marks m ON true WHERE c.chain_id = $1`,
     [chainId, part, from.toString()],
   );
-  return rows.map(toMark);
+  const tip = rows[0]?.tip ?? null;
+  return { tip: tip === null ? null : BigInt(tip), marks: rows.flatMap((r) => (r.part === null ? [] : [toMark(r as MarkRow)])) };
 }
 
 export async function setPartMark(tx: Queryable, chainId: number, part: number, mark: PartMark): Promise<void> {
