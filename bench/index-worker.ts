@@ -16,7 +16,6 @@ import type { Logger } from '../src/indexer/logger.js';
 import { cpuMeter, profiled } from './lib/cpu.js';
 import { IndexerWithoutHistory } from './lib/indexer-without-history.js';
 import { IndexerWithoutTransferCounts } from './lib/indexer-without-transfer-counts.js';
-import { IndexerWithFlushedCommits } from './lib/indexer-with-flushed-commits.js';
 import { IndexerWithoutBackfill } from './lib/indexer-without-backfill.js';
 import { IndexerWithoutParts } from './lib/indexer-without-parts.js';
 import { saveProfile } from './lib/profiles.js';
@@ -32,8 +31,8 @@ export interface WorkerConfig {
   profile: boolean;
   /** per-chain settings other than the defaults (the RPC budget of a remote run) */
   chain?: Partial<ChainSettings>;
-  /** the baseline a cost flag compares with: no balance history (--history-cost), no backfill path (--backfill-cost), no token parts (--parts-cost), no transfer counts (--transfer-count-cost), every commit flushed (--async-commit-cost) */
-  baseline?: 'without-history' | 'without-backfill' | 'without-parts' | 'without-transfer-counts' | 'with-flushed-commits';
+  /** the baseline a cost flag compares with: no balance history (--history-cost), no backfill path (--backfill-cost), no token parts (--parts-cost), no transfer counts (--transfer-count-cost) */
+  baseline?: 'without-history' | 'without-backfill' | 'without-parts' | 'without-transfer-counts';
 }
 
 export interface WorkerResult {
@@ -100,7 +99,7 @@ const timedTx = (tx: Queryable): Queryable => ({ query: (text, params) => timed(
 const db: Database = {
   engine: raw.engine,
   query: (text, params) => timed(label(text), () => raw.query(text, params), true),
-  transaction: (fn, options) => timed('(transaction: BEGIN … COMMIT)', () => raw.transaction((tx) => fn(timedTx(tx)), options), true),
+  transaction: (fn) => timed('(transaction: BEGIN … COMMIT)', () => raw.transaction((tx) => fn(timedTx(tx))), true),
   exec: (sql) => raw.exec(sql),
   close: () => raw.close(),
 };
@@ -128,9 +127,7 @@ const sample = () => {
 };
 const timer = setInterval(sample, 100);
 
-const BASELINES = { 'without-history': IndexerWithoutHistory, 'without-backfill': IndexerWithoutBackfill, 'without-parts': IndexerWithoutParts, 'without-transfer-counts': IndexerWithoutTransferCounts,
-  'with-flushed-commits': IndexerWithFlushedCommits,
-} as const;
+const BASELINES = { 'without-history': IndexerWithoutHistory, 'without-backfill': IndexerWithoutBackfill, 'without-parts': IndexerWithoutParts, 'without-transfer-counts': IndexerWithoutTransferCounts } as const;
 const Indexer = config.baseline === undefined ? ChainIndexer : BASELINES[config.baseline];
 const indexer = new Indexer({
   db,

@@ -29,24 +29,10 @@ export interface Queryable {
   query<T = Row>(text: string, params?: unknown[], options?: QueryOptions): Promise<T[]>;
 }
 
-export interface TransactionOptions {
-  /**
-   * PostgreSQL: the COMMIT returns before its WAL is on disk (`synchronous_commit = off` for
-   * this transaction, sent with its BEGIN: no round trip more). For writes the node can give
-   * again (the indexer's backfill): a crash of the database server or of its machine may take
-   * the last such commits (about the last 600 ms: three `wal_writer_delay`s by default), never
-   * part of one and never one without every commit before it, so what survives is a state
-   * committed at some earlier moment, which the indexer resumes from as after its own kill. A kill
-   * of the writer's process loses nothing (the server writes the WAL), and any later ordinary
-   * commit flushes them too. PGlite runs without fsync (`-F`) whatever this says.
-   */
-  asyncCommit?: boolean;
-}
-
 export interface Database extends Queryable {
   readonly engine: 'pglite' | 'postgres';
   /** Runs fn in one transaction: everything it writes commits together or not at all. */
-  transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** Runs several statements separated by semicolons, without parameters (migrations). */
   exec(sql: string): Promise<void>;
   close(): Promise<void>;

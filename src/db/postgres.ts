@@ -51,7 +51,7 @@ function postgresDatabase(url: string, poolSize: number, statementTimeoutMs: num
     query<T>(text: string, params?: unknown[], options?: QueryOptions) {
       return (options?.genericPlan && options.prepare ? generic() : root).query<T>(text, params, options);
     },
-    async transaction(fn, options) {
+    async transaction(fn) {
       const client = await classifyFailures(() => pool.connect());
       // A checked-out client has no listener of the pool's: a connection lost between two of
       // the transaction's statements would be an unhandled 'error' event and end the process.
@@ -63,8 +63,7 @@ function postgresDatabase(url: string, poolSize: number, statementTimeoutMs: num
       client.on('error', onError);
       let failed: unknown;
       try {
-        // (one simple query: the setting costs no round trip of its own)
-        await classifyFailures(() => client.query(options?.asyncCommit ? 'BEGIN; SET LOCAL synchronous_commit = off' : 'BEGIN'));
+        await classifyFailures(() => client.query('BEGIN'));
         const result = await fn(wrap(client));
         await classifyFailures(() => client.query('COMMIT'));
         return result;

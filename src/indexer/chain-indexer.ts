@@ -235,7 +235,6 @@ export class ChainIndexer {
     // leave parts ahead of no indexed block to set them back to)
     await this.write(batch, addresses, {
       inParts: this.partsAhead.pending || (this.backfill.writing && this.backfillInParts() && run.parent !== null),
-      asyncCommit: this.backfill.writing && this.backfillCommitsAsync(),
       continues: run.parent === null ? null : batch.from - 1n,
     });
     this.partsAhead.clear();
@@ -307,16 +306,6 @@ export class ChainIndexer {
     return this.db.engine === 'postgres';
   }
 
-  /**
-   * Whether the backfill's commits return before the disk has them (db/client.ts `asyncCommit`): on
-   * PostgreSQL, where each commit of a batch and of its token parts otherwise waits for its WAL
-   * flush (PGlite runs without fsync). Overridden only by bench:index's baseline that waits for
-   * every flush (bench/lib/indexer-with-flushed-commits.ts).
-   */
-  protected backfillCommitsAsync(): boolean {
-    return this.db.engine === 'postgres';
-  }
-
   /** A reorg below `next` rolled back (./reorg.ts); null when no block of ours was replaced. */
   private async handleReorg(next: bigint): Promise<Cursor | null> {
     const cursor = await rollBackReorg(this.reorgScope, next, {
@@ -336,7 +325,7 @@ export class ChainIndexer {
    * drive negative — read with balanceOf at its last block before the transaction and written in
    * it: a batch and its reconciliation commit together or not at all.
    */
-  private async write(batch: IndexBatch, addresses: readonly Hex[], how: Pick<BatchExtras, 'inParts' | 'asyncCommit' | 'continues'>): Promise<void> {
+  private async write(batch: IndexBatch, addresses: readonly Hex[], how: Pick<BatchExtras, 'inParts' | 'continues'>): Promise<void> {
     const chainId = this.chain.chainId;
     const plan = await this.rebasing.plan(this.db, chainId, batch);
     const reconciled = await balancesAt(this.rpc, chainId, plan.keys, batch.to);

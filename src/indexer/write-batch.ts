@@ -26,14 +26,9 @@ export interface BatchExtras {
    */
   inParts?: boolean;
   /**
-   * Commit without waiting for the disk (db/client.ts `TransactionOptions`): PostgreSQL while
-   * backfilling, where a commit lost with the database server's crash is written again from the node.
-   */
-  asyncCommit?: boolean;
-  /**
    * The indexed block the batch continues (null: none yet): every transaction of the batch
-   * refuses to commit on any other (TipMovedError), so that commits a database crash took are
-   * never written over. Undefined: not checked (tests writing batches by hand).
+   * refuses to commit on any other (TipMovedError), so that commits a failover took are never
+   * written over. Undefined: not checked (tests writing batches by hand).
    */
   continues?: bigint | null;
 }
@@ -70,17 +65,16 @@ async function writeChainRows(tx: Queryable, chainId: number, batch: IndexBatch,
  */
 export async function writeBatch(db: Database, chainId: number, batch: IndexBatch, extras: BatchExtras = {}): Promise<void> {
   const reconciled = extras.reconciled ?? [];
-  const commit = { asyncCommit: extras.asyncCommit ?? false };
   if (extras.inParts) {
-    await writeTokenParts(db, chainId, batch, reconciled, extras);
-    await db.transaction((tx) => writeChainRows(tx, chainId, batch, extras), commit);
+    await writeTokenParts(db, chainId, batch, reconciled, extras.continues);
+    await db.transaction((tx) => writeChainRows(tx, chainId, batch, extras));
     return;
   }
   await db.transaction(async (tx) => {
     await refuseIfPartsAhead(tx, chainId, batch);
     await writeTokenRows(tx, chainId, batch.to, { ...batch, reconciled });
     await writeChainRows(tx, chainId, batch, extras);
-  }, commit);
+  });
 }
 
 /**

@@ -4,7 +4,6 @@ import { lockPartMarks, partMarksFrom, setPartMark } from '../db/queries/token-p
 import { UnreconciledBalancesError } from './reconcile.js';
 import { writeTokenRows, type TokenWrites } from './token-rows.js';
 import type { IndexBatch } from './transform.js';
-import type { BatchExtras } from './write-batch.js';
 import { TipMovedError } from '../db/queries/progress.js';
 
 /**
@@ -86,7 +85,8 @@ export async function writeTokenParts(
   chainId: number,
   batch: IndexBatch,
   reconciled: readonly BalanceRow[],
-  how: Pick<BatchExtras, 'asyncCommit' | 'continues'> = {},
+  /** the indexed block the batch continues (write-batch.ts `continues`) */
+  continues?: bigint | null,
 ): Promise<void> {
   const mark = { block: batch.to, hash: batch.blocks[batch.blocks.length - 1]!.hash };
   const writes = splitByToken(batch, reconciled, TOKEN_PARTS);
@@ -105,13 +105,13 @@ export async function writeTokenParts(
             // parts ahead was stale (a failed step that could not read them), and it reads them again.
             const { tip, marks } = await lockPartMarks(tx, chainId, part, batch.from);
             // a part commits ahead of its batch's own transaction: it checks the tip for itself
-            if (how.continues !== undefined && tip !== how.continues) throw new TipMovedError(chainId, how.continues, tip);
+            if (continues !== undefined && tip !== continues) throw new TipMovedError(chainId, continues, tip);
             const other = marks.find((m) => m.block !== mark.block || m.hash !== mark.hash);
             if (other) throw new PartsAheadError(chainId, other.part, other.block, batch.from, batch.to);
             if (marks.some((m) => m.part === part) || isEmpty(w)) return;
             await writeTokenRows(tx, chainId, batch.to, w);
             await setPartMark(tx, chainId, part, mark);
-          }, { asyncCommit: how.asyncCommit ?? false }),
+          }),
     ),
   );
   const errors = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));

@@ -71,13 +71,13 @@ function fenced(db: Database, chainId: number, token: string, leaseMs: number): 
   };
   return {
     ...db,
-    transaction: (fn, options) =>
+    transaction: (fn) =>
       db.transaction(async (tx) => {
         await leaseTransaction(tx);
         const result = await fn(tx);
         await fence(tx);
         return result;
-      }, options),
+      }),
   };
 }
 

@@ -1,13 +1,14 @@
 /**
- * A batch's progress refuses a tip the database no longer has (TipMovedError): after a crash of
- * the database server took the backfill's last commits (`asyncCommit` in src/db/client.ts), the living
- * indexer's next batch must not commit over the gap. The whole indexer under such a crash:
- * test/indexer/postgres-server-crash.test.ts.
+ * A batch's transactions refuse a tip the database no longer has (TipMovedError): after a
+ * failover to a standby that lacked the last commits, the living indexer's next batch must not
+ * commit over the gap. The progress statement checks it, and so does each token part, which
+ * commits ahead of its batch (`lockPartMarks`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/client.js';
 import { ensureChain } from '../../src/db/queries/chains.js';
 import { recordBatchProgress, refuseUnlessTipIs, TipMovedError } from '../../src/db/queries/progress.js';
+import { lockPartMarks } from '../../src/db/queries/token-parts.js';
 import { availableEngines, freshDatabase } from '../support/databases.js';
 
 const CHAIN = 5;
@@ -47,5 +48,13 @@ describe.each(await availableEngines())('batch progress on %s', (engine) => {
     await db.transaction((tx) => refuseUnlessTipIs(tx, CHAIN, 25n));
     await expect(db.transaction((tx) => refuseUnlessTipIs(tx, CHAIN, 24n))).rejects.toThrow(TipMovedError);
     await expect(db.transaction((tx) => refuseUnlessTipIs(tx, CHAIN, null))).rejects.toThrow(TipMovedError);
+  });
+
+  it("lockPartMarks: a part's one statement reads the tip beside the marks", async () => {
+    const first = await db.transaction((tx) => lockPartMarks(tx, CHAIN, 0, 26n));
+    expect(first).toEqual({ tip: 25n, marks: [] });
+    await db.query("UPDATE token_parts SET block_number = 30, block_hash = '\\x0a' WHERE chain_id = $1 AND part = 0", [CHAIN]);
+    const ahead = await db.transaction((tx) => lockPartMarks(tx, CHAIN, 1, 26n));
+    expect(ahead).toEqual({ tip: 25n, marks: [{ part: 0, block: 30n, hash: '0x0a' }] });
   });
 });

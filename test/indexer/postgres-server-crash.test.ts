@@ -1,11 +1,14 @@
 /**
- * The PostgreSQL server itself crashing under the backfill, whose commits do not wait for the
- * disk (`asyncCommit` in src/db/client.ts): a server of the test's own (test/support/private-postgres.ts)
- * is stopped with `-m immediate` while the real `explorer index` writes, twice, each time
- * mid-backfill. A crash may take the last commits with it, never part of one: after every
- * recovery the database must equal the node at the block it says it indexed (it may be below
- * the last commit the indexer logged), and a new process must resume right after it and end
- * equal to the node at the head, with the page indexes built.
+ * The PostgreSQL server itself crashing under the backfill: a server of the test's own
+ * (test/support/private-postgres.ts) is stopped with `-m immediate` (every backend quits at once,
+ * nothing is written at shutdown, the next start replays the WAL) while the real `explorer index`
+ * writes, twice, mid-backfill: once with the indexer killed with it, once while the indexer lives
+ * on and must find its way back by itself. No commit the indexer logged may be lost (its commits
+ * wait for the disk), the recovered database must equal the node at the block it says it
+ * indexed, each run resumes right after it, and at the end the database equals the node at the
+ * head with the page indexes built. (With the backfill's commits not waiting for the disk, an
+ * experiment measured and not kept, BENCHMARKS.md, this test saw the last commits lost: 19 logged,
+ * 9 recovered.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -83,21 +86,19 @@ describe('the PostgreSQL server crashing during the backfill', () => {
       }
       const end = await inspect();
       const resumed = second.logs.filter(isPipelineStart).map((l) => BigInt(String(l.from)));
-      const refused = second.logs.filter((l) => /resuming from the database/.test(JSON.stringify(l))).length;
       console.log(
         `server crashes under the backfill: (1) logged up to ${logged}, recovered at ${recovered.report.indexedBlock} (${recovered.state}): ${describeReport(recovered.report)}; ` +
-          `(2) logged up to ${loggedBeforeSecond}, the process resumed from ${resumed.join(', ')} (${refused} batches refused for a lost tip), ended ${describeReport(end.report)}`,
+          `(2) logged up to ${loggedBeforeSecond}, the process resumed from ${resumed.join(', ')}, ended ${describeReport(end.report)}`,
       );
-      // what a crash keeps is what was committed up to some moment, whole: never past the last commit logged
+      // every commit logged survived the crash (a commit under way may have too), whole
       expect(mismatchCount(recovered.report), describeReport(recovered.report)).toBe(0);
       expect(recovered.state).toBe('backfilling');
-      // (null: the crash took every commit, which an earlier version of this test saw happen)
-      expect(recovered.report.indexedBlock ?? -1n).toBeLessThanOrEqual(logged);
+      expect(recovered.report.indexedBlock ?? -1n).toBeGreaterThanOrEqual(logged);
       // the next process started right after it, and started again (the writer lock's connection
-      // went with the server) from wherever the second crash left the database
+      // went with the server) after every commit it had logged
       expect(resumed[0]).toBe((recovered.report.indexedBlock ?? -1n) + 1n);
       expect(resumed.length).toBeGreaterThanOrEqual(2);
-      expect(resumed[1]!).toBeLessThanOrEqual(loggedBeforeSecond + 1n);
+      expect(resumed[1]!).toBeGreaterThan(loggedBeforeSecond);
       expect(mismatchCount(end.report), describeReport(end.report)).toBe(0);
       expect(end.report.indexedBlock).toBeGreaterThanOrEqual(chain.head);
       expect(end.state).toBe('indexed');

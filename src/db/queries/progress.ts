@@ -41,17 +41,19 @@ export interface BatchProgress {
 }
 
 /**
- * A batch written for a tip the database no longer has: the backfill's commits do not wait for
- * the disk (db/client.ts `asyncCommit`), so a crash of the database server can take the last ones while
- * the indexer's process lives on. Writing on would leave a gap; the indexer resumes from the
- * database instead (chain-indexer.ts `recover`).
+ * A batch written for a tip the database no longer has, while the indexer's process lived on:
+ * a failover to a standby that had not yet received the last commits (asynchronous replication),
+ * or a restore. The lost writer lock's connection stops the chain's run as well (run.ts), but a
+ * step already past its reads could otherwise commit over the gap before it does. Writing on
+ * would leave the lost blocks missing for ever; the indexer resumes from the database instead
+ * (chain-indexer.ts `recover`).
  */
 export class TipMovedError extends Error {
   override readonly name = 'TipMovedError';
   constructor(chainId: number, tip: bigint | null, actual: bigint | null) {
     super(
       `chain ${chainId}: a batch was written to follow block ${tip ?? '(none)'}, but the database's indexed block is ${actual ?? '(none)'} ` +
-        '(a crash of the database server took its last commits): resuming from the database',
+        '(a failover or a restore took its last commits): resuming from the database',
     );
   }
 }
