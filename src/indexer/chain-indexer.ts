@@ -235,7 +235,7 @@ export class ChainIndexer {
     // leave parts ahead of no indexed block to set them back to)
     await this.write(batch, addresses, {
       inParts: this.partsAhead.pending || (this.backfill.writing && this.backfillInParts() && run.parent !== null),
-      continues: run.parent === null ? null : batch.from - 1n,
+      continues: { block: batch.from - 1n, orNone: run.parent === null },
     });
     this.partsAhead.clear();
     this.recentAddresses.remember(addresses);

@@ -4,7 +4,7 @@ import { upsertBlocks } from '../db/queries/write-blocks.js';
 import { upsertUncles } from '../db/queries/write-uncles.js';
 import { pruneBalanceChanges, recordBalanceChanges } from '../db/queries/write-balances.js';
 import { addUncheckedAddresses } from '../db/queries/write-addresses.js';
-import { changesFrom, recordBatchProgress, setChangesFrom, type BatchProgress } from '../db/queries/progress.js';
+import { changesFrom, recordBatchProgress, setChangesFrom, type BatchProgress, type Continues } from '../db/queries/progress.js';
 import { setSweepPosition, type SweepPosition } from '../db/queries/rebasing-sweep.js';
 import { writeTokenRows } from './token-rows.js';
 import type { IndexBatch } from './transform.js';
@@ -26,11 +26,11 @@ export interface BatchExtras {
    */
   inParts?: boolean;
   /**
-   * The indexed block the batch continues (null: none yet): every transaction of the batch
-   * refuses to commit on any other (TipMovedError), so that commits a failover took are never
-   * written over. Undefined: not checked (tests writing batches by hand).
+   * The indexed block the batch continues: every transaction of the batch refuses to commit on
+   * any other (TipMovedError), so that commits a failover took are never written over.
+   * Undefined: not checked (tests writing batches by hand).
    */
-  continues?: bigint | null;
+  continues?: Continues;
 }
 
 /** Everything of a batch but its tokens' rows, with the progress marker, which says the batch is in. */

@@ -4,7 +4,7 @@ import { lockPartMarks, partMarksFrom, setPartMark } from '../db/queries/token-p
 import { UnreconciledBalancesError } from './reconcile.js';
 import { writeTokenRows, type TokenWrites } from './token-rows.js';
 import type { IndexBatch } from './transform.js';
-import { TipMovedError } from '../db/queries/progress.js';
+import { continuesTip, TipMovedError, type Continues } from '../db/queries/progress.js';
 
 /**
  * Parts a backfill batch's tokens are written in, each in a transaction of its own on its own
@@ -86,7 +86,7 @@ export async function writeTokenParts(
   batch: IndexBatch,
   reconciled: readonly BalanceRow[],
   /** the indexed block the batch continues (write-batch.ts `continues`) */
-  continues?: bigint | null,
+  continues?: Continues,
 ): Promise<void> {
   const mark = { block: batch.to, hash: batch.blocks[batch.blocks.length - 1]!.hash };
   const writes = splitByToken(batch, reconciled, TOKEN_PARTS);
@@ -105,7 +105,7 @@ export async function writeTokenParts(
             // parts ahead was stale (a failed step that could not read them), and it reads them again.
             const { tip, marks } = await lockPartMarks(tx, chainId, part, batch.from);
             // a part commits ahead of its batch's own transaction: it checks the tip for itself
-            if (continues !== undefined && tip !== continues) throw new TipMovedError(chainId, continues, tip);
+            if (continues !== undefined && !continuesTip(continues, tip)) throw new TipMovedError(chainId, continues, tip);
             const other = marks.find((m) => m.block !== mark.block || m.hash !== mark.hash);
             if (other) throw new PartsAheadError(chainId, other.part, other.block, batch.from, batch.to);
             if (marks.some((m) => m.part === part) || isEmpty(w)) return;

@@ -36,9 +36,22 @@ export interface BatchProgress {
   changesFrom: { set: bigint } | { orKeep: bigint };
   /** with the balance history, the batch's first block: where the history starts, unless it already has a start (an upgrade's or a prune's) */
   historyFrom: bigint | null;
-  /** the indexed block the batch continues (null: none yet), checked (TipMovedError); undefined: not checked */
-  continues?: bigint | null;
+  /** the indexed block the batch continues, checked (TipMovedError); undefined: not checked */
+  continues?: Continues | undefined;
 }
+
+/**
+ * The indexed block a batch continues: the one before its first. `orNone` when the writer holds
+ * no tip of its own (a chain's first batch; or the first after a rollback below the start block,
+ * which leaves the block before the start as the indexed block, a block with no row).
+ */
+export interface Continues {
+  block: bigint;
+  orNone: boolean;
+}
+
+/** Whether the database's indexed block `actual` (null: none) is the one the batch continues. */
+export const continuesTip = (c: Continues, actual: bigint | null): boolean => actual === c.block || (c.orNone && actual === null);
 
 /**
  * A batch written for a tip the database no longer has, while the indexer's process lived on:
@@ -50,19 +63,19 @@ export interface BatchProgress {
  */
 export class TipMovedError extends Error {
   override readonly name = 'TipMovedError';
-  constructor(chainId: number, tip: bigint | null, actual: bigint | null) {
+  constructor(chainId: number, expected: Continues, actual: bigint | null) {
     super(
-      `chain ${chainId}: a batch was written to follow block ${tip ?? '(none)'}, but the database's indexed block is ${actual ?? '(none)'} ` +
+      `chain ${chainId}: a batch was written to follow block ${expected.block}${expected.orNone ? ' (or none)' : ''}, but the database's indexed block is ${actual ?? '(none)'} ` +
         '(a failover or a restore took its last commits): resuming from the database',
     );
   }
 }
 
-/** Refuses the transaction (TipMovedError) unless the chain's indexed block is `tip` (null: none yet). */
-export async function refuseUnlessTipIs(tx: Queryable, chainId: number, tip: bigint | null): Promise<void> {
+/** Refuses the transaction (TipMovedError) unless the chain's indexed block is the one `expected` continues. */
+export async function refuseUnlessTipIs(tx: Queryable, chainId: number, expected: Continues): Promise<void> {
   const [row] = await tx.query<{ indexed: string | null }>('SELECT indexed_block::text AS indexed FROM chains WHERE chain_id = $1', [chainId]);
   const actual = row?.indexed == null ? null : BigInt(row.indexed);
-  if (actual !== tip) throw new TipMovedError(chainId, tip, actual);
+  if (!continuesTip(expected, actual)) throw new TipMovedError(chainId, expected, actual);
 }
 
 /**
@@ -73,14 +86,23 @@ export async function refuseUnlessTipIs(tx: Queryable, chainId: number, tip: big
  */
 export async function recordBatchProgress(db: Queryable, chainId: number, p: BatchProgress): Promise<void> {
   const [keep, changesFrom] = 'orKeep' in p.changesFrom ? [true, p.changesFrom.orKeep] : [false, p.changesFrom.set];
-  const tip = p.continues === undefined ? undefined : p.continues === null ? null : p.continues.toString();
+  const c = p.continues;
   const rows = await db.query<{ ok: number }>(
     `UPDATE chains SET indexed_block = $2, updated_at = now(),
        changes_from = CASE WHEN $3::boolean THEN coalesce(changes_from, $4::bigint) ELSE $4::bigint END,
        history_from = coalesce(history_from, $5::bigint)
-     WHERE chain_id = $1 AND ($6::boolean OR indexed_block IS NOT DISTINCT FROM $7::bigint)
+     WHERE chain_id = $1 AND ($6::boolean OR indexed_block = $7::bigint OR ($8::boolean AND indexed_block IS NULL))
      RETURNING 1 AS ok`,
-    [chainId, p.indexed.toString(), keep, changesFrom.toString(), p.historyFrom === null ? null : p.historyFrom.toString(), tip === undefined, tip ?? null],
+    [
+      chainId,
+      p.indexed.toString(),
+      keep,
+      changesFrom.toString(),
+      p.historyFrom === null ? null : p.historyFrom.toString(),
+      c === undefined,
+      c?.block.toString() ?? null,
+      c?.orNone ?? false,
+    ],
   );
   if (rows.length === 0 && p.continues !== undefined) {
     await refuseUnlessTipIs(db, chainId, p.continues);
