@@ -1,8 +1,9 @@
 /**
  * One indexing run of bench:index, in its own process so that the RSS it samples is the
  * indexer's alone (not anvil's client, the chain generator's state or the other engine's).
- * Runs the real ChainIndexer from block 0 to `head`, as `explorer index` builds it, and
- * reports to the parent over IPC.
+ * Runs the real ChainIndexer from block 0 to `head`, as `explorer index` builds it (behind the
+ * chain's writer lock, whose fence is in every transaction on PostgreSQL), and reports to the
+ * parent over IPC.
  */
 import { setMaxListeners } from 'node:events';
 import { chainConfig } from '../src/config/config.js';
@@ -19,6 +20,9 @@ import { IndexerWithoutTransferCounts } from './lib/indexer-without-transfer-cou
 import { IndexerWithoutBackfill } from './lib/indexer-without-backfill.js';
 import { IndexerWithoutParts } from './lib/indexer-without-parts.js';
 import { saveProfile } from './lib/profiles.js';
+import { fenceInStatements } from './lib/fence-in-statements.js';
+import { takeWriterLock } from '../src/indexer/writer-lock.js';
+import { rootSettings } from '../src/config/settings.js';
 
 export interface WorkerConfig {
   engine: 'postgres' | 'pglite';
@@ -31,8 +35,8 @@ export interface WorkerConfig {
   profile: boolean;
   /** per-chain settings other than the defaults (the RPC budget of a remote run) */
   chain?: Partial<ChainSettings>;
-  /** the baseline a cost flag compares with: no balance history (--history-cost), no backfill path (--backfill-cost), no token parts (--parts-cost), no transfer counts (--transfer-count-cost) */
-  baseline?: 'without-history' | 'without-backfill' | 'without-parts' | 'without-transfer-counts';
+  /** the baseline a cost flag compares with: no balance history (--history-cost), no backfill path (--backfill-cost), no token parts (--parts-cost), no transfer counts (--transfer-count-cost), the writer's fence in statements of its own (--fence-cost) */
+  baseline?: 'without-history' | 'without-backfill' | 'without-parts' | 'without-transfer-counts' | 'fence-in-statements';
 }
 
 export interface WorkerResult {
@@ -96,18 +100,23 @@ const timed = async <T>(label: string, work: () => Promise<T>, top: boolean): Pr
 };
 const label = (sql: string) => sql.replace(/\s+/g, ' ').trim().slice(0, 70);
 const timedTx = (tx: Queryable): Queryable => ({ query: (text, params) => timed(label(text), () => tx.query(text, params), false) });
-const db: Database = {
+const timedDb: Database = {
   engine: raw.engine,
   query: (text, params) => timed(label(text), () => raw.query(text, params), true),
-  transaction: (fn) => timed('(transaction: BEGIN … COMMIT)', () => raw.transaction((tx) => fn(timedTx(tx))), true),
+  transaction: (fn, options) => timed('(transaction: BEGIN … COMMIT)', () => raw.transaction((tx) => fn(timedTx(tx)), options), true),
   exec: (sql) => raw.exec(sql),
   close: () => raw.close(),
+  ...(raw.openSession ? { openSession: () => raw.openSession!() } : {}),
 };
 const chain = chainConfig(config.chainId, [config.rpcUrl], config.chain);
 const rpc = chainRpcClient(chain, logger);
 
 const controller = new AbortController();
 setMaxListeners(0, controller.signal);
+// the chain's writer lock, as src/indexer/run.ts takes it: on PostgreSQL its fence is in every transaction
+const leaseMs = rootSettings.writerLeaseMs.default;
+const lock = (await takeWriterLock(timedDb, config.chainId, logger, controller.signal, leaseMs))!;
+const db = config.baseline === 'fence-in-statements' ? await fenceInStatements(timedDb, config.chainId, leaseMs) : lock.db;
 const mb = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10;
 const samples: WorkerResult['samples'] = [];
 let indexed = -1;
@@ -127,7 +136,14 @@ const sample = () => {
 };
 const timer = setInterval(sample, 100);
 
-const BASELINES = { 'without-history': IndexerWithoutHistory, 'without-backfill': IndexerWithoutBackfill, 'without-parts': IndexerWithoutParts, 'without-transfer-counts': IndexerWithoutTransferCounts } as const;
+const BASELINES = {
+  'without-history': IndexerWithoutHistory,
+  'without-backfill': IndexerWithoutBackfill,
+  'without-parts': IndexerWithoutParts,
+  'without-transfer-counts': IndexerWithoutTransferCounts,
+  // (the indexer as it is, over the fence of lib/fence-in-statements.ts above)
+  'fence-in-statements': ChainIndexer,
+} as const;
 const Indexer = config.baseline === undefined ? ChainIndexer : BASELINES[config.baseline];
 const indexer = new Indexer({
   db,
@@ -167,6 +183,7 @@ const [kept] = await raw.query<{ rows: string; table_bytes: string; index_bytes:
           sum(pg_indexes_size(relid))::text AS index_bytes
    FROM pg_partition_tree('balance_intervals') WHERE isleaf`,
 );
+await lock.release();
 await db.close();
 
 const result: WorkerResult = {

@@ -23,6 +23,8 @@
  *                                             transaction, not in token parts; the remote pairs too (`parts_cost`)
  *   npm run bench:index -- --transfer-count-cost  the same pairs, both engines, against the indexer counting no token's transfers
  *                                             (`transfer_count_cost`)
+ *   npm run bench:index -- --fence-cost       the same pairs, PostgreSQL only, against the writer lock's fence in statements of its
+ *                                             own in each transaction; the remote pairs too (`fence_cost`)
  *   npm run bench:index -- --no-remote        skip (d)
  */
 import { fork } from 'node:child_process';
@@ -49,7 +51,7 @@ import { bareFetch, chainLayerFetch, eventsPerS, nodeHasTraces, perS, tuneBareFe
 const { sizes, tiny, options } = readFlags(
   { transfers: 200_000, tokens: 50, holders: 20_000, perTx: 100, txsPerBlock: 2, miners: 8, runs: 3 },
   { transfers: 5_000, tokens: 5, holders: 1_000, perTx: 50, txsPerBlock: 2, miners: 4, runs: 1 },
-  { out: { type: 'string' }, 'no-wait': { type: 'boolean' }, 'cpu-prof': { type: 'boolean' }, 'history-cost': { type: 'boolean' }, 'backfill-cost': { type: 'boolean' }, 'parts-cost': { type: 'boolean' }, 'transfer-count-cost': { type: 'boolean' }, 'no-remote': { type: 'boolean' } },
+  { out: { type: 'string' }, 'no-wait': { type: 'boolean' }, 'cpu-prof': { type: 'boolean' }, 'history-cost': { type: 'boolean' }, 'backfill-cost': { type: 'boolean' }, 'parts-cost': { type: 'boolean' }, 'transfer-count-cost': { type: 'boolean' }, 'fence-cost': { type: 'boolean' }, 'no-remote': { type: 'boolean' } },
 );
 const log = logger('bench:index');
 const command = `npm run bench:index${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
@@ -83,7 +85,7 @@ async function main() {
     const postgres: WorkerResult[] = [];
     const pglite: WorkerResult[] = [];
     // the baseline each measured run is paired with, if a cost is asked for
-    const flagged = (['history', 'backfill', 'parts', 'transferCount'] as const).find((c) => options[COSTS[c].flag] === true);
+    const flagged = (['history', 'backfill', 'parts', 'transferCount', 'fence'] as const).find((c) => options[COSTS[c].flag] === true);
     const cost = flagged === undefined ? null : COSTS[flagged];
     const baseline = { postgres: [] as WorkerResult[], pglite: [] as WorkerResult[] };
     const loads: number[][] = [];
@@ -123,7 +125,7 @@ async function main() {
     }
 
     await quiet.before('remote node');
-    const remote = options['no-remote'] ? null : await remoteRun(anvil.url, head, chain, sizes.runs, cost === COSTS.parts ? cost.baseline : undefined);
+    const remote = options['no-remote'] ? null : await remoteRun(anvil.url, head, chain, sizes.runs, cost === COSTS.parts || cost === COSTS.fence ? cost.baseline : undefined);
     if (remote) log(`remote (${REMOTE.latencyMs} ms, ${REMOTE.rpcConcurrency} in flight, ${REMOTE.rpcBatchSize} calls a request, ${REMOTE.rpcRequestsPerSecond} calls/s): ${JSON.stringify(remote)}`);
 
     const engine = (runs: WorkerResult[]) => ({
@@ -165,6 +167,7 @@ async function main() {
       backfill_cost:
         cost === COSTS.backfill ? { postgres: backfillCost(postgres, baseline.postgres), pglite: backfillCost(pglite, baseline.pglite), load_average_1_5_15_after_each_run: loads } : null,
       parts_cost: cost === COSTS.parts ? { postgres: pairedRates(postgres, baseline.postgres, 'parts'), remote: remote?.runs ?? null, load_average_1_5_15_after_each_run: loads } : null,
+      fence_cost: cost === COSTS.fence ? { postgres: pairedRates(postgres, baseline.postgres, 'fence_in_begin_commit'), remote: remote?.runs ?? null, load_average_1_5_15_after_each_run: loads } : null,
       transfer_count_cost:
         cost === COSTS.transferCount
           ? { postgres: pairedRates(postgres, baseline.postgres, 'counts'), pglite: pairedRates(pglite, baseline.pglite, 'counts'), load_average_1_5_15_after_each_run: loads }
@@ -193,6 +196,8 @@ const COSTS = {
   // PGlite writes every batch in one transaction either way
   parts: { flag: 'parts-cost', baseline: 'without-parts', what: 'parts', engines: ['postgres'] },
   transferCount: { flag: 'transfer-count-cost', baseline: 'without-transfer-counts', what: 'transfer counts', engines: ['postgres', 'pglite'] },
+  // PGlite has no writer lock (its data directory's lock keeps other processes out)
+  fence: { flag: 'fence-cost', baseline: 'fence-in-statements', what: 'fence', engines: ['postgres'] },
 } as const;
 
 /** The indexer against its baseline (runs paired by index): medians, their ratio, each pair's ratio, the rates. */
@@ -309,7 +314,7 @@ async function remotePair(
   const budget = new RequestBudget({ concurrency: REMOTE.rpcConcurrency, callsPerSecond: REMOTE.rpcRequestsPerSecond, maxBatchCalls: REMOTE.rpcBatchSize, holdMs: 250 });
   const bare = await bareFetch(proxy.url, head, { config: { blocksPerRequest, concurrency: REMOTE.rpcConcurrency } }, { budget, traces });
   const settings: Partial<ChainSettings> = { rpcConcurrency: REMOTE.rpcConcurrency, rpcBatchSize: REMOTE.rpcBatchSize, rpcRequestsPerSecond: REMOTE.rpcRequestsPerSecond };
-  // with a baseline (--parts-cost), it too, under the same budget, first in every other pair
+  // with a baseline (--parts-cost, --fence-cost), it too, under the same budget, first in every other pair
   const withBaseline = () => (baseline ? indexRun('postgres', proxy.url, head, chain, false, settings, baseline) : Promise.resolve(null));
   const before = baselineFirst ? await withBaseline() : null;
   proxy.resetStats();
@@ -326,7 +331,7 @@ async function remotePair(
     db_share: round(ours.dbMs / ours.ms, 3),
     proxy_saw: { requests: stats.requests, max_in_flight: stats.maxInFlight, max_calls_per_second: stats.maxCallsPerSecond },
     load_average_1_5_15: loadavg().map((l) => round(l, 2)),
-    ...(other && baseline ? { [`${baseline.replace('-', '_')}_events_per_s`]: perS(other.transfers, other.ms), [`over_${baseline.replace('-', '_')}`]: round(other.ms / ours.ms, 3) } : {}),
+    ...(other && baseline ? { [`${baseline.replaceAll('-', '_')}_events_per_s`]: perS(other.transfers, other.ms), [`over_${baseline.replaceAll('-', '_')}`]: round(other.ms / ours.ms, 3) } : {}),
   };
 }
 

@@ -29,10 +29,24 @@ export interface Queryable {
   query<T = Row>(text: string, params?: unknown[], options?: QueryOptions): Promise<T[]>;
 }
 
+/**
+ * Statements without parameters that open and close a transaction around its work. PostgreSQL
+ * sends them in one simple query with the BEGIN and with the COMMIT: no round trip of their
+ * own, and a round trip inside a write's transaction costs more than its server time, since its
+ * answer waits for whatever JavaScript holds the event loop (BENCHMARKS.md, "The writer's fence
+ * in the BEGIN and the COMMIT"). One that fails (`beforeCommit` raising) ends the transaction:
+ * nothing commits, and the error is the caller's. PGlite runs them as statements of the
+ * transaction.
+ */
+export interface TransactionOptions {
+  afterBegin?: string;
+  beforeCommit?: string;
+}
+
 export interface Database extends Queryable {
   readonly engine: 'pglite' | 'postgres';
   /** Runs fn in one transaction: everything it writes commits together or not at all. */
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /** Runs several statements separated by semicolons, without parameters (migrations). */
   exec(sql: string): Promise<void>;
   close(): Promise<void>;

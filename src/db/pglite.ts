@@ -66,7 +66,13 @@ export async function openPglite(dataDir: string | undefined, template?: Blob, c
   return {
     engine: 'pglite',
     query: root.query,
-    transaction: (fn) => pg.transaction((tx) => fn(wrap(tx))),
+    transaction: (fn, options) =>
+      pg.transaction(async (tx) => {
+        if (options?.afterBegin) await tx.exec(options.afterBegin);
+        const result = await fn(wrap(tx));
+        if (options?.beforeCommit) await tx.exec(options.beforeCommit);
+        return result;
+      }),
     exec: async (sql) => {
       await pg.exec(sql);
     },

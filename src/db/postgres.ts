@@ -51,7 +51,7 @@ function postgresDatabase(url: string, poolSize: number, statementTimeoutMs: num
     query<T>(text: string, params?: unknown[], options?: QueryOptions) {
       return (options?.genericPlan && options.prepare ? generic() : root).query<T>(text, params, options);
     },
-    async transaction(fn) {
+    async transaction(fn, options) {
       const client = await classifyFailures(() => pool.connect());
       // A checked-out client has no listener of the pool's: a connection lost between two of
       // the transaction's statements would be an unhandled 'error' event and end the process.
@@ -63,9 +63,10 @@ function postgresDatabase(url: string, poolSize: number, statementTimeoutMs: num
       client.on('error', onError);
       let failed: unknown;
       try {
-        await classifyFailures(() => client.query('BEGIN'));
+        // (simple queries: a statement that fails stops the rest, the COMMIT among them)
+        await classifyFailures(() => client.query(options?.afterBegin ? `BEGIN; ${options.afterBegin}` : 'BEGIN'));
         const result = await fn(wrap(client));
-        await classifyFailures(() => client.query('COMMIT'));
+        await classifyFailures(() => client.query(options?.beforeCommit ? `${options.beforeCommit}; COMMIT` : 'COMMIT'));
         return result;
       } catch (error) {
         failed = error;

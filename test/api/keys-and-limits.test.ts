@@ -27,7 +27,7 @@ function countingLookups(db: Database): { db: Database; lookups: string[] } {
   const lookups: string[] = [];
   const counting: Database = {
     engine: db.engine,
-    transaction: (fn) => db.transaction(fn),
+    transaction: (fn, options) => db.transaction(fn, options),
     exec: (sql) => db.exec(sql),
     close: () => db.close(),
     query: (text, params, options) => {

@@ -51,7 +51,7 @@ function failingAfterParts(db: Database, at: bigint, mode: 'crash' | 'fault') {
   const wrapped: Database = {
     ...db,
     query: (text, params, options) => watch(db).query(text, params, options),
-    transaction: (fn) => (mode === 'crash' && state.failed ? refuse() : db.transaction((tx) => fn(watch(tx)))),
+    transaction: (fn, options) => (mode === 'crash' && state.failed ? refuse() : db.transaction((tx) => fn(watch(tx)), options)),
   };
   return { db: wrapped, state };
 }
