@@ -233,7 +233,7 @@ export const chainSettings = {
   }),
   rpcBatchSize: setting({
     key: 'rpcBatchSize', env: 'EXPLORER_RPC_BATCH_SIZE', default: 40, ...integer(1, 10_000),
-    help: 'JSON-RPC calls per HTTP request (a block costs 2 or 3: the block, its receipts, its traces where the node has them); some providers cap batches',
+    help: 'JSON-RPC calls per HTTP request, at most (a block costs 2 or 3: the block, its receipts, its traces where the node has them). A URL that refuses a batch for its size (by calls or by the bytes of the answer) gets smaller ones from then on, logged at warn',
   }),
   rpcRequestsPerSecond: setting({
     key: 'rpcRequestsPerSecond', env: 'EXPLORER_RPC_REQUESTS_PER_SECOND', default: 0, ...integer(0, 1_000_000),

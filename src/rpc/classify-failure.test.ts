@@ -1,6 +1,6 @@
 import { HttpRequestError, RpcRequestError, TimeoutError } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { classifyFailure, isAuthRefusal, parseRetryAfter, toRpcError } from './classify-failure.js';
+import { batchRefusalOf, classifyFailure, isAuthRefusal, parseRetryAfter, rateLimitOf, toRpcError } from './classify-failure.js';
 import { LogRangeTooLargeError, MethodNotSupportedError, RpcHttpError, RpcTransportError } from './errors.js';
 
 const rpcError = (code: number, message: string) =>
@@ -120,5 +120,47 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter('Tue, 31 Dec 2024 00:00:00 GMT', now)).toBe(0);
     expect(parseRetryAfter('soon', now)).toBeNull();
     expect(parseRetryAfter(null, now)).toBeNull();
+  });
+});
+
+describe('batchRefusalOf', () => {
+  // the nodes' and providers' own words (their sources and issue trackers), by calls or by bytes
+  it.each([
+    [-32600, 'batch too large', 40, 'calls', null],
+    [-32000, 'batch limit 100 exceeded: 142 requests given', 142, 'calls', 100],
+    [-32600, 'batch limit 3 exceeded: 10 requests given', 10, 'calls', 3],
+    [-32005, 'Batch size limit exceeded', 40, 'calls', null],
+    [-32005, 'Number of requests exceeds max batch size', 40, 'calls', null],
+    [-32602, 'Number of requests in batch exceeds --rpc-max-batch-size.', 40, 'calls', null],
+    [-32010, 'The batch request was too large', 40, 'calls', null],
+    [-32600, 'Too many ["eth_getLogs"] methods in the batch', 40, 'calls', null],
+    [-32000, 'Batch of more than 3 requests are not allowed on free tier', 40, 'calls', 3],
+    [-32600, 'batch requests are not supported', 40, 'calls', 1],
+    [-32003, 'response too large', 40, 'bytes', null],
+    [-32005, 'MaxBatchResponseBodySize of 33554432 exceeded', 40, 'bytes', null],
+  ])('%i %s (of %i calls): by %s, limit %s', (code, message, calls, by, limit) => {
+    expect(batchRefusalOf({ code, message }, calls)).toMatchObject({ by, limit });
+    expect(batchRefusalOf(rpcError(code, message), calls)).toMatchObject({ by, limit });
+    // not a rate limit, whatever its code: waiting would not help
+    expect(rateLimitOf({ code, message })).toBeNull();
+  });
+
+  it('reads HTTP 413 as a refusal by calls, and no number of the request body as its limit', () => {
+    const error = new HttpRequestError({ body: [{ method: 'eth_getBlockByNumber', params: ['0x5'] }], status: 413, url: 'http://node' });
+    expect(batchRefusalOf(error, 40)).toMatchObject({ by: 'calls', limit: null });
+  });
+
+  it.each([
+    [-32005, 'query exceeds max block range 1000'],
+    [-32005, 'rate limit exceeded'],
+    [429, 'Too Many Requests'],
+    [-32000, 'header not found'],
+    [-32000, 'execution reverted'],
+  ])('is not a batch refusal: %i %s', (code, message) => {
+    expect(batchRefusalOf({ code, message }, 40)).toBeNull();
+  });
+
+  it('never refuses a batch of one: its error is the call\'s', () => {
+    expect(batchRefusalOf({ code: -32600, message: 'batch too large' }, 1)).toBeNull();
   });
 });

@@ -11,7 +11,7 @@
  */
 import { createTransport, HttpRequestError, RpcRequestError, TimeoutError, WebSocketRequestError, type EIP1193RequestFn, type Transport } from 'viem';
 import { WrongResponseIdError } from './errors.js';
-import { rateLimitOf } from './classify-failure.js';
+import { batchRefusalOf, rateLimitOf, type BatchRefusal } from './classify-failure.js';
 import type { RequestBudget } from './request-budget.js';
 
 // a type, not an interface: viem's error classes take the body as an index signature
@@ -32,7 +32,7 @@ export interface JsonRpcBatchOptions {
   /** for error messages: the URL without credentials */
   url: string;
   chainId: number;
-  /** JSON-RPC calls per batch */
+  /** JSON-RPC calls per batch, at most: fewer once the URL refuses a batch for its size */
   batchSize: number;
   /** how long calls wait to be batched together */
   batchWaitMs: number;
@@ -40,6 +40,8 @@ export interface JsonRpcBatchOptions {
   timeoutMs: number;
   /** a batch came back out of order and is being asked again */
   onOutOfOrder: (calls: number) => void;
+  /** the URL refused a batch of `refused` calls for its size: from now on at most `cap` go at once */
+  onBatchCap?: (change: { cap: number; refused: number; refusal: BatchRefusal }) => void;
   /** requests in flight and calls per second to this URL; none = unbounded */
   budget?: RequestBudget;
   /** sends one batch body and resolves with the parsed answer; a refusal is thrown viem's way */
@@ -64,6 +66,9 @@ interface Queue {
 export function batchingJsonRpc(options: JsonRpcBatchOptions): Transport {
   let ids = 0;
   let canaries = 0;
+  // The most calls a batch holds: the setting, until the URL refuses a batch for its size. A
+  // provider's cap does not move, so it is learnt once and kept.
+  let cap = Math.max(1, options.batchSize);
   // Calls batch only with calls under the same AbortSignal: an abort must fail its own calls
   // alone, as with viem's transports.
   const queues = new Map<AbortSignal | undefined, Queue>();
@@ -87,14 +92,63 @@ export function batchingJsonRpc(options: JsonRpcBatchOptions): Transport {
     }
   };
 
-  /** The answers (result or error object) to `calls`, in their order. */
+  /**
+   * The answers (result or error object) to `calls`, in their order. Calls the URL refused for the
+   * batch's size (the whole batch, or those past its answer's byte limit) are asked again in
+   * batches of the size it takes, each through the budget again: the caller sees their answers,
+   * not the refusal.
+   */
   const exchange = async (calls: RpcCall[], signal: AbortSignal | undefined): Promise<unknown[]> => {
+    let answers: unknown[];
+    try {
+      answers = await exchangeOnce(calls, signal);
+    } catch (error) {
+      const refusal = signal?.aborted ? null : batchRefusalOf(error, calls.length);
+      if (refusal === null) throw error;
+      lowerCap(refusal, calls.length, 0);
+      return askInBatches(calls, signal);
+    }
+    const refused: number[] = [];
+    let refusal: BatchRefusal | null = null;
+    answers.forEach((answer, i) => {
+      const said = isRpcErrorBody(answer) ? batchRefusalOf(answer.error, calls.length) : null;
+      if (said === null) return;
+      refused.push(i);
+      refusal ??= said;
+    });
+    if (refusal === null) return answers;
+    // (by bytes, the calls answered before the first refused one fit)
+    lowerCap(refusal, calls.length, refused[0]!);
+    const again = await askInBatches(refused.map((i) => calls[i]!), signal);
+    refused.forEach((i, k) => (answers[i] = again[k]));
+    return answers;
+  };
+
+  const lowerCap = (refusal: BatchRefusal, refused: number, fitted: number): void => {
+    const next = Math.max(1, Math.min(refusal.limit ?? (refusal.by === 'bytes' && fitted > 0 ? fitted : Math.floor(refused / 2)), refused - 1));
+    if (next >= cap) return;
+    cap = next;
+    options.onBatchCap?.({ cap, refused, refusal });
+  };
+
+  const askInBatches = async (calls: RpcCall[], signal: AbortSignal | undefined): Promise<unknown[]> => {
+    const batches: RpcCall[][] = [];
+    for (let i = 0; i < calls.length; i += cap) batches.push(calls.slice(i, i + cap));
+    return (await Promise.all(batches.map((batch) => exchange(batch, signal)))).flat();
+  };
+
+  /** One exchange of `calls` with the URL: their answers, in their order. */
+  const exchangeOnce = async (calls: RpcCall[], signal: AbortSignal | undefined): Promise<unknown[]> => {
     const { budget } = options;
     // waiting for the budget is not part of the exchange's time limit
     const release = budget ? await budget.acquire(calls.length, signal) : () => undefined;
     const exchangeSignal = new TimeLimit(options.timeoutMs, signal);
     try {
-      let data = await options.send(JSON.stringify(calls), calls, exchangeSignal.signal);
+      // A URL that takes one call a request may take no batch at all, not even of one: the call
+      // goes alone, as a plain request.
+      const alone = cap === 1 && calls.length === 1;
+      let data = await options.send(JSON.stringify(alone ? calls[0] : calls), calls, exchangeSignal.signal);
+      if (alone && !Array.isArray(data)) data = [data];
       checkResponseIds(calls, data);
       // JSON-RPC lets a server answer a batch in any order (Erigon, dshackle do), but answers
       // labelled with each other's ids look the same, and nothing in an eth_call or trace result
@@ -141,7 +195,7 @@ export function batchingJsonRpc(options: JsonRpcBatchOptions): Transport {
         queues.set(signal, queue);
       }
       queue.waiting.push({ call: { jsonrpc: '2.0', id: ++ids, method, params }, resolve, reject });
-      if (queue.waiting.length >= options.batchSize) flush(signal);
+      if (queue.waiting.length >= cap) flush(signal);
     });
     const { error, result } = answer as { error?: RpcErrorObject; result?: unknown };
     if (error) throw new RpcRequestError({ body: { method, params }, error, url: options.url });
@@ -207,7 +261,7 @@ class TimeLimit {
 
 /**
  * One answer per call. A server that rejects a whole batch replies with a single error, bare or
- * in a one-element array (geth): every call gets it.
+ * in a one-element array, without an id or (geth) with the first call's: every call gets it.
  */
 function answersInOrder(calls: RpcCall[], data: unknown): unknown[] {
   if (Array.isArray(data) && data.length >= calls.length) {
@@ -219,6 +273,12 @@ function answersInOrder(calls: RpcCall[], data: unknown): unknown[] {
   const error = Array.isArray(data) && data.length === 1 ? data[0] : data;
   if (!isRpcErrorBody(error)) throw new Error(`Expected ${calls.length} responses to batch request.`);
   return calls.map(() => error);
+}
+
+/** The one error answering a batch of several calls (bare, or alone in an array), whatever its id. */
+function wholeBatchError(data: unknown): { error: RpcErrorObject } | null {
+  const only = Array.isArray(data) ? (data.length === 1 ? data[0] : undefined) : data;
+  return isRpcErrorBody(only) ? only : null;
 }
 
 export function isRpcErrorBody(data: unknown): data is { error: RpcErrorObject } {
@@ -257,9 +317,11 @@ export function idOf(item: unknown): string {
 }
 
 function checkResponseIds(requestBody: RpcCall[], responseBody: unknown): void {
-  // A server that rejects a whole batch answers with one id-less error; it is spread to every call.
+  // A server that rejects a whole batch answers with one error, id-less or (geth) with the first
+  // call's id; it is spread to every call. (An error hands no call another call's result.)
   if (isErrorWithoutId(responseBody)) return;
   if (Array.isArray(responseBody) && responseBody.length === 1 && isErrorWithoutId(responseBody[0])) return;
+  if (requestBody.length > 1 && wholeBatchError(responseBody) !== null) return;
   if (!Array.isArray(responseBody)) throw new WrongResponseIdError('batch request answered with a single response');
   const expected = new Set(requestBody.map((call) => String(call.id)));
   if (responseBody.length !== expected.size) {

@@ -7,7 +7,7 @@
 import { HttpRequestError, RpcRequestError, type Transport } from 'viem';
 import { BodyTooLargeError, MalformedResponseError } from './errors.js';
 import type { RequestBudget } from './request-budget.js';
-import { batchingJsonRpc, isRpcErrorBody, type RpcCall } from './json-rpc-batch.js';
+import { batchingJsonRpc, isRpcErrorBody, type JsonRpcBatchOptions, type RpcCall } from './json-rpc-batch.js';
 import { credentialPair, maskAnswerErrors, maskerOf, rpcUrlSecrets } from './url-secrets.js';
 
 export interface JsonRpcHttpOptions {
@@ -21,6 +21,8 @@ export interface JsonRpcHttpOptions {
   timeoutMs: number;
   /** a batch came back out of order and is being asked again */
   onOutOfOrder: (calls: number) => void;
+  /** the URL refused a batch for its size; fewer calls go at once from now on (./json-rpc-batch.ts) */
+  onBatchCap?: JsonRpcBatchOptions['onBatchCap'];
   /** requests in flight and calls per second to this URL (./request-budget.ts); none = unbounded */
   budget?: RequestBudget;
 }

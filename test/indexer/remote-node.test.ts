@@ -123,6 +123,85 @@ describe('indexing from a remote, rate-limited node', () => {
     }
   }, 120_000);
 
+  /** The node's own blocks (with their transactions) and receipts, to hold answers against. */
+  const nodeBlocks = async (numbers: bigint[]) =>
+    Promise.all(
+      numbers.map(async (n) => {
+        const block = await devnet.node.public.getBlock({ blockNumber: n, includeTransactions: true });
+        const receipts = await Promise.all(block.transactions.map((tx) => devnet.node.public.getTransactionReceipt({ hash: tx.hash })));
+        return { hash: block.hash, transactions: block.transactions.length, logs: receipts.reduce((sum, r) => sum + r.logs.length, 0) };
+      }),
+    );
+
+  // Each as that software refuses: geth's one error with the first call's id, Erigon's and Besu's
+  // id-less one (Besu's with -32005, the rate-limit code), a provider that takes no batch at all
+  // (not even of one call), and geth's cap on a batch answer's bytes (-32003 for the calls past it).
+  it.each([
+    { name: 'geth, 3 calls', caps: { calls: 3, words: 'geth' as const }, most: 3 },
+    { name: 'Erigon, 3 calls', caps: { calls: 3, words: 'erigon' as const }, most: 3 },
+    { name: 'Besu, 3 calls', caps: { calls: 3, words: 'besu' as const }, most: 3 },
+    { name: 'no batches', caps: { words: 'none' as const }, most: 0 },
+    { name: 'geth, 20 kB of answers', caps: { responseBytes: 20_000 }, most: 40 },
+  ])('a URL that refuses batches this large ($name) gets smaller ones, and every answer is the node\'s', async ({ caps, most }) => {
+    const proxy = await startFaultProxy({ target: devnet.node.url, batchCaps: caps });
+    try {
+      const logger = new CapturingLogger();
+      const rpc = createRpcClient({ chainId: DEVNET_CHAIN_ID, urls: [proxy.url], logger, concurrency: 4, batchSize: 40, retry: { baseDelayMs: 20, maxDelayMs: 200 } });
+      // the whole chain: its blocks of transfers make the largest answers
+      const numbers = Array.from({ length: Number(devnet.chain.head) }, (_, i) => BigInt(i + 1));
+      const ours = await Promise.all(
+        numbers.map(async (n) => {
+          const [block, receipts] = await Promise.all([rpc.getBlock(n, true), rpc.getBlockReceipts(n)]);
+          return { hash: block?.hash, transactions: block?.transactions.length, logs: receipts?.reduce((sum, r) => sum + r.logs.length, 0) };
+        }),
+      );
+      const stats = proxy.stats();
+      const lowered = logger.find('RPC URL refuses batches this large', 'warn');
+      console.log(
+        `batch caps ${JSON.stringify(caps)}: ${stats.requests} requests, ${stats.batchRefused} batches refused, ${stats.responseTooLarge} calls refused for bytes, ` +
+          `largest batch answered ${stats.maxBatchForwarded}, calls per request lowered to ${lowered.map((e) => e.obj['callsPerRequest']).join(', ')}`,
+      );
+      expect(ours).toEqual(await nodeBlocks(numbers));
+      expect(ours.reduce((sum, b) => sum + (b.logs ?? 0), 0)).toBeGreaterThan(0);
+      expect(stats.batchRefused + stats.responseTooLarge).toBeGreaterThan(0);
+      expect(lowered.length).toBeGreaterThan(0);
+      expect(stats.maxBatchForwarded).toBeLessThanOrEqual(most);
+      // not a rate limit, whatever its code, nor an error the caller sees
+      expect(logger.find('RPC URL rate-limits us', 'warn')).toEqual([]);
+      expect(logger.errors()).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
+  }, 120_000);
+
+  it.each(engines)(
+    'on %s: a node that caps batches (geth: 4 calls, 8 kB of answers) is indexed from in batches it takes, and the index ends equal to the node',
+    async (engine) => {
+      const proxy = await startFaultProxy({ target: devnet.node.url, latencyMs: 5, batchCaps: { calls: 4, responseBytes: 8_000 } });
+      const { db, drop } = await freshDatabase(engine);
+      try {
+        const run = await startIndexer(db, proxy.url, { chain: { rpcConcurrency: 4, rpcBatchSize: 40 } });
+        try {
+          await run.caughtUp({ node: devnet.node.url, timeoutMs: 300_000 });
+        } finally {
+          await run.stop();
+        }
+        const stats = proxy.stats();
+        console.log(`batch caps on ${engine}: ${stats.requests} requests, ${stats.batchRefused} refused whole, ${stats.responseTooLarge} calls refused for bytes`);
+        expect(stats.batchRefused).toBeGreaterThan(0);
+        expect(stats.responseTooLarge).toBeGreaterThan(0);
+        expect(stats.maxBatchForwarded).toBeLessThanOrEqual(4);
+        expect(run.logger.find('RPC URL refuses batches this large', 'warn').length).toBeGreaterThan(0);
+        expect(run.logger.errors()).toEqual([]);
+        await expectEqualToNode(db);
+      } finally {
+        await proxy.close();
+        await drop();
+      }
+    },
+    600_000,
+  );
+
   it('a Retry-After holds back every request to the URL, not only the refused one; the answers are the node\'s', async () => {
     const proxy = await startFaultProxy({ target: devnet.node.url, limit: { callsPerSecond: 60, retryAfterSeconds: 1 } });
     try {

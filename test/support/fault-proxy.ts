@@ -60,6 +60,25 @@ export interface FaultProxyOptions {
   latencyMs?: number;
   /** A provider's rate limit: see ProviderLimit. Default none. */
   limit?: ProviderLimit;
+  /** A node's or provider's caps on batches: see BatchCaps. Default none. */
+  batchCaps?: BatchCaps;
+}
+
+/**
+ * Caps on batches as nodes and providers enforce them, each refusal in that software's own words:
+ * - `calls`: a batch of more calls than this is refused whole, by `words`: geth
+ *   (`[{"id": <the first call's>, "error": {-32600, "batch too large"}}]`), Erigon (`{"id": null,
+ *   "error": {-32000, "batch limit N exceeded: M requests given"}}`), Besu (`{"id": null, "error":
+ *   {-32005, "Number of requests exceeds max batch size"}}`, the rate-limit code), or `none`: a
+ *   provider that takes no batch at all, not even of one call (`{"id": null, "error": {-32600,
+ *   "batch requests are not supported"}}` to any JSON array; `calls` is then ignored);
+ * - `responseBytes`: geth's --rpc.batch-response-max-size: once a batch's answers pass this many
+ *   bytes, every later call of it gets `{-32003, "response too large"}`.
+ */
+export interface BatchCaps {
+  calls?: number;
+  words?: 'geth' | 'erigon' | 'besu' | 'none';
+  responseBytes?: number;
 }
 
 /**
@@ -83,6 +102,12 @@ export type FaultStats = Record<FaultKind, number> & {
   maxCallsPerSecond: number;
   /** requests refused with 429 by the provider limit */
   limited: number;
+  /** batches refused whole by `batchCaps` for their number of calls */
+  batchRefused: number;
+  /** calls refused by `batchCaps.responseBytes` */
+  responseTooLarge: number;
+  /** most calls in a batch the node answered */
+  maxBatchForwarded: number;
   /** blocks answered with a parent hash that is not their parent's (setBrokenParent) */
   brokenParent: number;
   /**
@@ -184,6 +209,7 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
   const emptyStats = (): FaultStats =>
     ({
       requests: 0, forwarded: 0, maxInFlight: 0, maxCallsPerSecond: 0, limited: 0, ignoredRetryAfter: 0, brokenParent: 0,
+      batchRefused: 0, responseTooLarge: 0, maxBatchForwarded: 0,
       ...Object.fromEntries(FAULT_KINDS.map((k) => [k, 0])),
     }) as FaultStats;
   let stats = emptyStats();
@@ -330,6 +356,37 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
     return { status: 200, contentType: 'application/json', text: JSON.stringify(isBatch ? answers : answers[0]) };
   };
 
+  const caps = opts.batchCaps;
+  /** A whole batch refused for its number of calls, as `caps.words` says it; null: taken. */
+  const refuseBatch = (calls: RpcCall[]): unknown => {
+    if (caps?.words === 'none') return { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'batch requests are not supported' } };
+    if (caps?.calls === undefined || calls.length <= caps.calls) return null;
+    switch (caps.words ?? 'geth') {
+      case 'erigon':
+        return { jsonrpc: '2.0', id: null, error: { code: -32000, message: `batch limit ${caps.calls} exceeded: ${calls.length} requests given` } };
+      case 'besu':
+        return { jsonrpc: '2.0', id: null, error: { code: -32005, message: 'Number of requests exceeds max batch size' } };
+      default:
+        return [{ jsonrpc: '2.0', id: calls[0]!.id ?? null, error: { code: -32600, message: 'batch too large' } }];
+    }
+  };
+  /** geth's batch answer cap: the answers after the one that takes the batch past `responseBytes` are refused. */
+  const capResponse = (text: string): string => {
+    if (caps?.responseBytes === undefined) return text;
+    const answers = JSON.parse(text) as RpcAnswer[];
+    let bytes = 0;
+    return JSON.stringify(
+      answers.map((answer) => {
+        if (bytes > caps.responseBytes!) {
+          stats.responseTooLarge++;
+          return { jsonrpc: '2.0', id: answer.id, error: { code: -32003, message: 'response too large' } };
+        }
+        bytes += JSON.stringify(answer).length;
+        return answer;
+      }),
+    );
+  };
+
   const corrupt = (kind: FaultKind, text: string): string => {
     switch (kind) {
       case 'truncated':
@@ -375,6 +432,13 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
       res.writeHead(429, headers).end('Too Many Requests: rate limit exceeded');
       return;
     }
+    const refused = isBatch ? refuseBatch(calls!) : null;
+    if (refused !== null) {
+      stats.batchRefused++;
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(refused));
+      return;
+    }
+    if (isBatch) stats.maxBatchForwarded = Math.max(stats.maxBatchForwarded, calls!.length);
     const fault = chooseFault(calls);
 
     if (fault === 'timeout') {
@@ -397,7 +461,7 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
     }
 
     const answer = calls ? await answerRpc(req, calls, isBatch, fault) : await forward(req, body);
-    let text = answer.text;
+    let text = isBatch && answer.status === 200 ? capResponse(answer.text) : answer.text;
     if (fault === 'truncated' || fault === 'malformed' || fault === 'wrongIds') {
       stats[fault]++;
       text = corrupt(fault, text);
