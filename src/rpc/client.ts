@@ -18,7 +18,8 @@ import { createPublicClient, fallback, type PublicClient } from 'viem';
 import type { Hex } from '../db/rows.js';
 import { backoffDelay, type BackoffPolicy } from './backoff.js';
 import { signalCombiner } from './combined-signal.js';
-import { classifyFailure, toRpcError, type BatchRefusal } from './classify-failure.js';
+import { classifyFailure, toRpcError } from './classify-failure.js';
+import type { BatchCapChange } from './batch-cap.js';
 import { RequestAbortedError, RetriesExhaustedError } from './errors.js';
 import { parseQuantity, toQuantity, toSafeNumber } from './quantity.js';
 import { jsonRpcHttp } from './json-rpc-http.js';
@@ -194,11 +195,13 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
       timeoutMs: options.timeoutMs ?? 30_000,
       onOutOfOrder: (calls: number) =>
         logger.warn({ chainId: options.chainId, url: endpoint.label, calls }, 'RPC batch answered out of order; asking again'),
-      onBatchCap: ({ cap, refused, refusal }: { cap: number; refused: number; refusal: BatchRefusal }) =>
-        logger.warn(
-          { chainId: options.chainId, url: endpoint.label, refused, callsPerRequest: cap, by: refusal.by, said: refusal.message.slice(0, 200) },
-          'RPC URL refuses batches this large; sending fewer calls per request',
-        ),
+      onBatchCap: (change: BatchCapChange) =>
+        'grown' in change
+          ? logger.info({ chainId: options.chainId, url: endpoint.label, callsPerRequest: change.cap }, 'RPC URL takes larger batches again')
+          : logger.warn(
+              { chainId: options.chainId, url: endpoint.label, refused: change.refused, callsPerRequest: change.cap, by: change.refusal.by, said: change.refusal.message.slice(0, 200) },
+              'RPC URL refuses batches this large; sending fewer calls per request',
+            ),
     };
     if (!isWebSocketUrl(endpoint.url)) return withUrlRetries(jsonRpcHttp(endpoint.url, carrier), endpoint, context);
     const ws = jsonRpcWebSocket(endpoint.url, {

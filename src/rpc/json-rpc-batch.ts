@@ -11,6 +11,7 @@
  */
 import { createTransport, HttpRequestError, RpcRequestError, TimeoutError, WebSocketRequestError, type EIP1193RequestFn, type Transport } from 'viem';
 import { WrongResponseIdError } from './errors.js';
+import { BatchCap, type BatchCapChange } from './batch-cap.js';
 import { batchRefusalOf, rateLimitOf, type BatchRefusal } from './classify-failure.js';
 import type { RequestBudget } from './request-budget.js';
 
@@ -40,8 +41,8 @@ export interface JsonRpcBatchOptions {
   timeoutMs: number;
   /** a batch came back out of order and is being asked again */
   onOutOfOrder: (calls: number) => void;
-  /** the URL refused a batch of `refused` calls for its size: from now on at most `cap` go at once */
-  onBatchCap?: (change: { cap: number; refused: number; refusal: BatchRefusal }) => void;
+  /** the most calls a request carries moved: a refusal lowered it, or answers grew it back (./batch-cap.ts) */
+  onBatchCap?: (change: BatchCapChange) => void;
   /** requests in flight and calls per second to this URL; none = unbounded */
   budget?: RequestBudget;
   /** sends one batch body and resolves with the parsed answer; a refusal is thrown viem's way */
@@ -66,9 +67,7 @@ interface Queue {
 export function batchingJsonRpc(options: JsonRpcBatchOptions): Transport {
   let ids = 0;
   let canaries = 0;
-  // The most calls a batch holds: the setting, until the URL refuses a batch for its size. A
-  // provider's cap does not move, so it is learnt once and kept.
-  let cap = Math.max(1, options.batchSize);
+  const cap = new BatchCap(options.batchSize, options.onBatchCap);
   // Calls batch only with calls under the same AbortSignal: an abort must fail its own calls
   // alone, as with viem's transports.
   const queues = new Map<AbortSignal | undefined, Queue>();
@@ -105,7 +104,7 @@ export function batchingJsonRpc(options: JsonRpcBatchOptions): Transport {
     } catch (error) {
       const refusal = signal?.aborted ? null : batchRefusalOf(error, calls.length);
       if (refusal === null) throw error;
-      lowerCap(refusal, calls.length, 0);
+      cap.refused(refusal, calls.length, 0);
       return askInBatches(calls, signal);
     }
     const refused: number[] = [];
@@ -116,24 +115,21 @@ export function batchingJsonRpc(options: JsonRpcBatchOptions): Transport {
       refused.push(i);
       refusal ??= said;
     });
-    if (refusal === null) return answers;
+    if (refusal === null) {
+      cap.answered(calls.length);
+      return answers;
+    }
     // (by bytes, the calls answered before the first refused one fit)
-    lowerCap(refusal, calls.length, refused[0]!);
+    cap.refused(refusal, calls.length, refused[0]!);
     const again = await askInBatches(refused.map((i) => calls[i]!), signal);
     refused.forEach((i, k) => (answers[i] = again[k]));
     return answers;
   };
 
-  const lowerCap = (refusal: BatchRefusal, refused: number, fitted: number): void => {
-    const next = Math.max(1, Math.min(refusal.limit ?? (refusal.by === 'bytes' && fitted > 0 ? fitted : Math.floor(refused / 2)), refused - 1));
-    if (next >= cap) return;
-    cap = next;
-    options.onBatchCap?.({ cap, refused, refusal });
-  };
-
   const askInBatches = async (calls: RpcCall[], signal: AbortSignal | undefined): Promise<unknown[]> => {
     const batches: RpcCall[][] = [];
-    for (let i = 0; i < calls.length; i += cap) batches.push(calls.slice(i, i + cap));
+    const size = cap.calls;
+    for (let i = 0; i < calls.length; i += size) batches.push(calls.slice(i, i + size));
     return (await Promise.all(batches.map((batch) => exchange(batch, signal)))).flat();
   };
 
@@ -146,7 +142,7 @@ export function batchingJsonRpc(options: JsonRpcBatchOptions): Transport {
     try {
       // A URL that takes one call a request may take no batch at all, not even of one: the call
       // goes alone, as a plain request.
-      const alone = cap === 1 && calls.length === 1;
+      const alone = cap.calls === 1 && calls.length === 1;
       let data = await options.send(JSON.stringify(alone ? calls[0] : calls), calls, exchangeSignal.signal);
       if (alone && !Array.isArray(data)) data = [data];
       checkResponseIds(calls, data);
@@ -195,7 +191,7 @@ export function batchingJsonRpc(options: JsonRpcBatchOptions): Transport {
         queues.set(signal, queue);
       }
       queue.waiting.push({ call: { jsonrpc: '2.0', id: ++ids, method, params }, resolve, reject });
-      if (queue.waiting.length >= cap) flush(signal);
+      if (queue.waiting.length >= cap.calls) flush(signal);
     });
     const { error, result } = answer as { error?: RpcErrorObject; result?: unknown };
     if (error) throw new RpcRequestError({ body: { method, params }, error, url: options.url });
