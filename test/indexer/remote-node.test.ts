@@ -9,9 +9,9 @@
 import { describe, expect, it } from 'vitest';
 import { compareWithNode, describeReport, mismatchCount } from '../support/crash-harness.js';
 import { useCrashChainNode } from '../support/crash-chain-node.js';
-import { availableEngines, freshDatabase } from '../support/databases.js';
-import { startFaultProxy } from '../support/fault-proxy.js';
-import { CapturingLogger, DEVNET_CHAIN_ID, startIndexer } from '../support/indexer-harness.js';
+import { availableEngines, freshDatabase, type Engine } from '../support/databases.js';
+import { startFaultProxy, type FaultProxyOptions, type FaultStats } from '../support/fault-proxy.js';
+import { CapturingLogger, DEVNET_CHAIN_ID, startIndexer, type RunningIndexer } from '../support/indexer-harness.js';
 import { createRpcClient } from '../../src/rpc/client.js';
 import type { Queryable } from '../../src/db/client.js';
 
@@ -33,24 +33,41 @@ describe('indexing from a remote, rate-limited node', () => {
     expect(mismatchCount(report), describeReport(report)).toBe(0);
   };
 
+  /**
+   * Indexes the chain from a fresh database through a proxy with `proxyOptions` until the head,
+   * hands the proxy's counts and the run to `check`, then holds the index against the node.
+   */
+  const indexThroughProxy = async (
+    engine: Engine,
+    proxyOptions: Omit<FaultProxyOptions, 'target'>,
+    options: Parameters<typeof startIndexer>[2],
+    check: (stats: FaultStats, run: RunningIndexer) => void,
+  ) => {
+    const proxy = await startFaultProxy({ target: devnet.node.url, ...proxyOptions });
+    const { db, drop } = await freshDatabase(engine);
+    try {
+      const run = await startIndexer(db, proxy.url, options);
+      try {
+        await run.caughtUp({ node: devnet.node.url, timeoutMs: 300_000 });
+      } finally {
+        await run.stop();
+      }
+      check(proxy.stats(), run);
+      await expectEqualToNode(db);
+    } finally {
+      await proxy.close();
+      await drop();
+    }
+  };
+
   it.each(engines)(
     'on %s: requests in flight and calls per second stay within the configured caps, and the caps are used',
     async (engine) => {
       const CONCURRENCY = 3;
       const BATCH = 8;
       const PER_SECOND = 400;
-      const proxy = await startFaultProxy({ target: devnet.node.url, latencyMs: 20 });
-      const { db, drop } = await freshDatabase(engine);
-      try {
-        const run = await startIndexer(db, proxy.url, {
-          chain: { rpcConcurrency: CONCURRENCY, rpcBatchSize: BATCH, rpcRequestsPerSecond: PER_SECOND },
-        });
-        try {
-          await run.caughtUp({ node: devnet.node.url, timeoutMs: 300_000 });
-        } finally {
-          await run.stop();
-        }
-        const stats = proxy.stats();
+      const chain = { rpcConcurrency: CONCURRENCY, rpcBatchSize: BATCH, rpcRequestsPerSecond: PER_SECOND };
+      await indexThroughProxy(engine, { latencyMs: 20 }, { chain }, (stats) => {
         console.log(`remote node on ${engine}: ${stats.requests} requests, at most ${stats.maxInFlight} open, at most ${stats.maxCallsPerSecond} calls in a second`);
         expect(stats.maxInFlight).toBeLessThanOrEqual(CONCURRENCY);
         // the fetch runs far enough ahead to fill every slot while answers are 20 ms away
@@ -58,11 +75,7 @@ describe('indexing from a remote, rate-limited node', () => {
         // the token bucket lets a quarter second's calls (or one batch) through at once
         expect(stats.maxCallsPerSecond).toBeLessThanOrEqual(PER_SECOND * 1.25 + BATCH + 1);
         expect(stats.limited).toBe(0);
-        await expectEqualToNode(db);
-      } finally {
-        await proxy.close();
-        await drop();
-      }
+      });
     },
     600_000,
   );
@@ -72,19 +85,9 @@ describe('indexing from a remote, rate-limited node', () => {
     async (engine) => {
       const LIMIT = 120;
       // no cap of our own: the provider's 429s must teach the budget one
-      const proxy = await startFaultProxy({ target: devnet.node.url, latencyMs: 10, limit: { callsPerSecond: LIMIT, retryAfterSeconds: 2 } });
-      const { db, drop } = await freshDatabase(engine);
-      try {
-        const run = await startIndexer(db, proxy.url, {
-          chain: { rpcConcurrency: 8, rpcBatchSize: 20, rpcRequestsPerSecond: 0 },
-          retry: { maxRetryAfterMs: 5_000 },
-        });
-        try {
-          await run.caughtUp({ node: devnet.node.url, timeoutMs: 300_000 });
-        } finally {
-          await run.stop();
-        }
-        const stats = proxy.stats();
+      const proxy = { latencyMs: 10, limit: { callsPerSecond: LIMIT, retryAfterSeconds: 2 } };
+      const options = { chain: { rpcConcurrency: 8, rpcBatchSize: 20, rpcRequestsPerSecond: 0 }, retry: { maxRetryAfterMs: 5_000 } };
+      await indexThroughProxy(engine, proxy, options, (stats, run) => {
         const lowered = run.logger.find('RPC URL rate-limits us', 'warn');
         console.log(
           `429 storm on ${engine}: ${stats.requests} requests, ${stats.limited} refused with 429, ${stats.ignoredRetryAfter} inside a Retry-After, ` +
@@ -95,11 +98,7 @@ describe('indexing from a remote, rate-limited node', () => {
         // every request of the URL waits out a Retry-After, not only the refused one
         expect(stats.ignoredRetryAfter).toBe(0);
         expect(run.logger.errors()).toEqual([]);
-        await expectEqualToNode(db);
-      } finally {
-        await proxy.close();
-        await drop();
-      }
+      });
     },
     600_000,
   );
@@ -177,27 +176,15 @@ describe('indexing from a remote, rate-limited node', () => {
   it.each(engines)(
     'on %s: a node that caps batches (geth: 4 calls, 8 kB of answers) is indexed from in batches it takes, and the index ends equal to the node',
     async (engine) => {
-      const proxy = await startFaultProxy({ target: devnet.node.url, latencyMs: 5, batchCaps: { calls: 4, responseBytes: 8_000 } });
-      const { db, drop } = await freshDatabase(engine);
-      try {
-        const run = await startIndexer(db, proxy.url, { chain: { rpcConcurrency: 4, rpcBatchSize: 40 } });
-        try {
-          await run.caughtUp({ node: devnet.node.url, timeoutMs: 300_000 });
-        } finally {
-          await run.stop();
-        }
-        const stats = proxy.stats();
+      const proxy = { latencyMs: 5, batchCaps: { calls: 4, responseBytes: 8_000 } };
+      await indexThroughProxy(engine, proxy, { chain: { rpcConcurrency: 4, rpcBatchSize: 40 } }, (stats, run) => {
         console.log(`batch caps on ${engine}: ${stats.requests} requests, ${stats.batchRefused} refused whole, ${stats.responseTooLarge} calls refused for bytes`);
         expect(stats.batchRefused).toBeGreaterThan(0);
         expect(stats.responseTooLarge).toBeGreaterThan(0);
         expect(stats.maxBatchForwarded).toBeLessThanOrEqual(4);
         expect(run.logger.find('RPC URL refuses batches this large', 'warn').length).toBeGreaterThan(0);
         expect(run.logger.errors()).toEqual([]);
-        await expectEqualToNode(db);
-      } finally {
-        await proxy.close();
-        await drop();
-      }
+      });
     },
     600_000,
   );
