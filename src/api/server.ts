@@ -35,6 +35,7 @@ import { etherscanRoutes } from './routes/etherscan/route.js';
 import { etherscanQueryNames } from './routes/etherscan/query-names.js';
 import { lastValueWins } from './plugins/repeated-parameters.js';
 import { healthRoute } from './routes/health.js';
+import { longestLockWait } from '../db/queries/lock-waits.js';
 import { tokenRoute } from './routes/token.js';
 import { webRoute } from './routes/web.js';
 import { addressRoutes } from './routes/address.js';
@@ -136,7 +137,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: DOCS_CSP });
 
   const registry = new Registry(db, options.api.restrictedAddresses);
-  healthRoute(app, registry, { maxLag: options.api.healthMaxLag, staleMs: options.api.healthStaleMs }, options.drain ?? new ShutdownDrain());
+  healthRoute(app, registry, { maxLag: options.api.healthMaxLag, staleMs: options.api.healthStaleMs }, options.drain ?? new ShutdownDrain(), () => longestLockWait(db));
   await webRoute(app, options.webRoot);
   // Built once: the routes do not change once the server is ready, and it is served without a key.
   let openApi: string | undefined;

@@ -184,7 +184,7 @@ export const apiSettings = {
   }),
   healthStaleMs: setting({
     key: 'healthStaleMs', env: 'EXPLORER_HEALTH_STALE_MS', default: 60_000, ...integer(0),
-    help: '`/health` is degraded (503) when a chain\'s indexer has not reached its node for this long (0: never)',
+    help: '`/health` is degraded (503) when a chain\'s indexer has not checked in (reached its node and started a step) for this long (0: never)',
   }),
 };
 

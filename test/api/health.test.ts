@@ -244,11 +244,13 @@ describe.each(await availableEngines())('/health (%s)', (engine) => {
     await setHeadBlock(fresh.db, 1, 502n);
   });
 
-  it('an indexer that stopped reaching its node: 503 after the threshold; a never-polled chain is not judged', async () => {
+  it('an indexer that stopped checking in (its node gone, or a step stuck): 503 after the threshold; a never-polled chain is not judged', async () => {
     await fresh.db.query(`UPDATE chains SET polled_at = now() - interval '90 seconds' WHERE chain_id = 1`);
     const silent = await health();
     expect(silent.status).toBe(503);
-    expect(chain(silent.body, 1).reasons).toEqual([expect.stringMatching(/^the indexer has not reached its node for (89|9\d) s \(limit 60 s\)$/)]);
+    expect(chain(silent.body, 1).reasons).toEqual([
+      expect.stringMatching(/^the indexer has not checked in for (89|9\d) s \(limit 60 s\): its node out of reach, or a step stuck \(a database lock waited on, a call that hangs\)$/),
+    ]);
     expect((await health({ healthStaleMs: 0 })).status).toBe(200);
     // never polled, with blocks indexed (a database filled elsewhere): not judged
     await fresh.db.query('UPDATE chains SET polled_at = NULL WHERE chain_id = 1');

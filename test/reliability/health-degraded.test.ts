@@ -6,6 +6,7 @@
  * only knows what the indexer wrote to the database.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
 import type { Database } from '../../src/db/client.js';
 import { buildServer } from '../../src/api/server.js';
 import { IndexerMetrics } from '../../src/indexer/metrics.js';
@@ -38,6 +39,18 @@ async function allowWrites(db: Database): Promise<void> {
   await db.exec('DROP TRIGGER test_disk_full ON blocks; DROP FUNCTION test_disk_full();');
 }
 
+const reasons = (a: Answer) => a.body.chains.find((c) => c.chain_id === DEVNET_CHAIN_ID)?.reasons.join('; ') ?? '';
+const ok = (a: Answer) => a.status === 200 && a.body.status === 'ok';
+const ours = (a: Answer) => a.body.chains.find((c) => c.chain_id === DEVNET_CHAIN_ID);
+
+/** Asks /health until `want` holds; the milliseconds that took. */
+async function healthUntil(health: () => Promise<Answer>, want: (a: Answer) => boolean, what: string, timeoutMs = 60_000): Promise<number> {
+  const started = Date.now();
+  let last: Answer | undefined;
+  await waitFor(async () => ((last = await health()), want(last) ? true : undefined), () => `${what}; last answer ${JSON.stringify(last)}`, timeoutMs, 200);
+  return Date.now() - started;
+}
+
 /** Ok → the database refuses writes → degraded → writes allowed → ok → node gone → degraded → back → ok. */
 async function degradeAndRecover(
   health: () => Promise<Answer>,
@@ -47,15 +60,7 @@ async function degradeAndRecover(
   /** checks while each fault lasts, once /health has seen it */
   during: { refused?: () => Promise<void>; nodeGone?: () => Promise<void> } = {},
 ): Promise<string> {
-  const reasons = (a: Answer) => a.body.chains.find((c) => c.chain_id === DEVNET_CHAIN_ID)?.reasons.join('; ') ?? '';
-  const until = async (want: (a: Answer) => boolean, what: string, timeoutMs = 60_000) => {
-    const started = Date.now();
-    let last: Answer | undefined;
-    await waitFor(async () => ((last = await health()), want(last) ? true : undefined), () => `${what}; last answer ${JSON.stringify(last)}`, timeoutMs, 200);
-    return Date.now() - started;
-  };
-  const ok = (a: Answer) => a.status === 200 && a.body.status === 'ok';
-  const ours = (a: Answer) => a.body.chains.find((c) => c.chain_id === DEVNET_CHAIN_ID);
+  const until = (want: (a: Answer) => boolean, what: string, timeoutMs?: number) => healthUntil(health, want, what, timeoutMs);
   await until((a) => ok(a) && ours(a)?.indexed_block !== null && ours(a)?.lag === 0, '/health ok at the start, the chain indexed to the head');
 
   await refuseWrites(db);
@@ -69,7 +74,7 @@ async function degradeAndRecover(
   const afterDisk = await until(ok, 'ok once writes go through again');
 
   rpc.cut();
-  const silent = await until((a) => a.status === 503 && /the indexer has not reached its node for \d+ s/.test(reasons(a)), 'degraded while the node is gone');
+  const silent = await until((a) => a.status === 503 && /the indexer has not checked in for \d+ s .*: its node out of reach, or a step stuck/.test(reasons(a)), 'degraded while the node is gone');
   await during.nodeGone?.();
   rpc.restore();
   await node.mine(1);
@@ -171,6 +176,52 @@ describe.runIf(await postgresAvailable())('/health follows a failing indexer, `e
       expect(series).toMatch(/^process_cpu_user_seconds_total /m);
     } finally {
       await api.stop();
+      await indexer.stop();
+    }
+  }, 300_000);
+});
+
+describe.runIf(await postgresAvailable())('/health and a step stuck on the database', () => {
+  const rig = useRig('postgres');
+
+  it("degraded while the batch's write waits on a lock an operator's session holds, ok again once it goes; nothing failed, nothing lost", async () => {
+    const { node, proxy, fresh } = rig();
+    await node.mine(5);
+    const indexer = await startIndexer(fresh.db, `http://127.0.0.1:${proxy.port}`);
+    const app = await buildServer({ db: fresh.db, api: apiConfig({ healthStaleMs: STALE_MS }) });
+    const operator = new pg.Client({ connectionString: fresh.url! });
+    await operator.connect();
+    const health = async () => {
+      const res = await app.inject({ url: '/health' });
+      return { status: res.statusCode, body: res.json() } as Answer;
+    };
+    try {
+      await indexer.caughtUp();
+      await healthUntil(health, (a) => ok(a) && ours(a)?.lag === 0, '/health ok at the start');
+      // what CREATE INDEX (not CONCURRENTLY) takes: reads go on, writes wait
+      await operator.query('BEGIN');
+      await operator.query('LOCK TABLE blocks IN SHARE MODE');
+      await node.mine(3);
+      const seen = await healthUntil(
+        health,
+        (a) => a.status === 503 && /the indexer has not checked in for \d+ s .*a step stuck \(a database lock waited on/.test(reasons(a)),
+        'degraded while the write waits',
+      );
+      // and who holds what it waits for: the operator's session
+      const holder = (await operator.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+      const said = reasons(await health());
+      expect(said).toMatch(new RegExp(`a session of the database has waited \\d+ s for a lock that pid ${holder} holds \\(application -, idle in transaction, its transaction open \\d+ s\\)`));
+      // a wait, not a failure: nothing to retry, nothing logged as failed
+      expect(indexer.logger.find('indexing step failed')).toEqual([]);
+      await operator.query('COMMIT');
+      const back = await healthUntil(health, ok, 'ok once the lock goes');
+      const head = await indexer.caughtUp();
+      expect(head).toBe(await node.public.getBlockNumber());
+      expect(indexer.finished).toBe(false);
+      console.log(`health (a step stuck on a lock): degraded seen in ${seen} ms (threshold ${STALE_MS} ms), ok ${back} ms after the lock went, indexed to ${head}`);
+    } finally {
+      await operator.end();
+      await app.close();
       await indexer.stop();
     }
   }, 300_000);

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Static } from '@sinclair/typebox';
 import type { Registry, RegistryRead } from '../registry.js';
 import type { ChainStatus } from '../../db/queries/chains.js';
+import type { LockWait } from '../../db/queries/lock-waits.js';
 import { StatementTimeoutError } from '../../db/client.js';
 import { isConnectionFailure, isPoolExhausted } from '../../db/unavailable.js';
 import { renderedAtMostEvery } from '../render-cache.js';
@@ -26,6 +27,12 @@ const FAILURES: Record<string, string> = {
 
 const asNumber = (v: bigint | null) => (v === null ? null : Number(v));
 
+const NOT_CHECKED_IN = 'the indexer has not checked in for';
+
+/** A lock wait in the database, as the reason of a chain whose indexer has not checked in. */
+const lockWaitText = ({ waitedS, holder }: LockWait) =>
+  `a session of the database has waited ${waitedS} s for a lock that pid ${holder.pid} holds (application ${holder.application}, ${holder.state}, its transaction open ${holder.transactionS} s)`;
+
 /** Seconds since `since`, when they are past the staleness limit; else (or with no `since`) null. */
 function pastStaleLimit(since: number | null, limits: HealthThresholds, now: number): number | null {
   if (since === null || limits.staleMs <= 0 || now - since <= limits.staleMs) return null;
@@ -35,8 +42,8 @@ function pastStaleLimit(since: number | null, limits: HealthThresholds, now: num
 const limitText = (limits: HealthThresholds) => `(limit ${limits.staleMs / 1000} s)`;
 
 /**
- * How long the node (or a parent chain's node) has not been reached, past the staleness limit:
- * the reason, else null. Never polled: nothing was ever reached to go stale.
+ * How long a parent chain's node has not been reached, past the staleness limit: the reason,
+ * else null. Never polled: nothing was ever reached to go stale.
  */
 function silence(polledAt: number | null, limits: HealthThresholds, now: number, what: string): string | null {
   const seconds = pastStaleLimit(polledAt, limits, now);
@@ -68,8 +75,12 @@ export function chainHealth(c: ChainStatus, limits: HealthThresholds, now = Date
     // at the URL); on a working chain it is a reorg to a shorter branch, rolled back in a moment
     if (lag !== null && lag < 0n) reasons.push(`the node's head (${c.headBlock}) is below the indexed block (${c.indexedBlock}): the node was reset, or the URL now serves another chain`);
   }
-  const stale = silence(c.polledAt, limits, now, 'the indexer');
-  if (stale !== null) reasons.push(stale);
+  // (its heartbeat is stamped as each step starts with the node's head: a step that hangs ages it
+  // as a node out of reach does, and the operator must be sent to both)
+  const silent = pastStaleLimit(c.polledAt, limits, now);
+  if (silent !== null) {
+    reasons.push(`${NOT_CHECKED_IN} ${silent} s ${limitText(limits)}: its node out of reach, or a step stuck (a database lock waited on, a call that hangs)`);
+  }
   // added to be indexed, and its node never reached since: as silent as a stopped indexer (a
   // chain with blocks but never polled was filled elsewhere: not judged; addedAt is null then)
   const waiting = c.polledAt === null ? pastStaleLimit(c.addedAt, limits, now) : null;
@@ -163,7 +174,14 @@ const missingChain = (chainId: number): Static<typeof ChainHealth> => ({
  * behind) or the database cannot be reached, so a load balancer takes the node out. It reads
  * only the registry's cached chain list, and one answer serves every request for a second.
  */
-export function healthRoute(app: FastifyInstance, registry: Registry, limits: HealthThresholds, drain: ShutdownDrain): void {
+export function healthRoute(
+  app: FastifyInstance,
+  registry: Registry,
+  limits: HealthThresholds,
+  drain: ShutdownDrain,
+  /** the database's longest lock wait, asked only while a chain's indexer has not checked in */
+  lockWait: () => Promise<LockWait | null> = async () => null,
+): void {
   const evaluate = async (): Promise<HealthBody> => {
     let read: RegistryRead;
     try {
@@ -177,6 +195,11 @@ export function healthRoute(app: FastifyInstance, registry: Registry, limits: He
     // judged as of the read: a heartbeat is as stale as it was then, not as that read is now
     const readAt = Date.now() - read.ageMs;
     const health = read.chains.map((c) => chainHealth(c, limits, readAt));
+    // (at most once a CACHE_MS, and only then: a silent indexer may be waiting on a lock, and the
+    // holder is what the operator must find)
+    const unheard = health.filter((c) => c.reasons.some((r) => r.startsWith(NOT_CHECKED_IN)));
+    const wait = unheard.length > 0 ? await lockWait().catch(() => null) : null;
+    if (wait !== null) for (const c of unheard) c.reasons.push(lockWaitText(wait));
     return { status: health.some((c) => c.status !== 'ok') ? 'degraded' : 'ok', reasons: [], chains: health };
   };
   const current = renderedAtMostEvery(CACHE_MS, evaluate);
