@@ -59,6 +59,15 @@ describe('fetchBlockWithReceipts', () => {
     expect(receipts).toHaveLength(94);
   });
 
+  it('takes a block without transactions as having no receipts, whatever the node says of them (null: a relay, a backend behind)', async () => {
+    const { server, rpc } = await setup({ sets: ['arbitrum-sepolia'], chainId: 421614, head: 185_232_421n });
+    server.injectFault({ kind: 'null-result' }, { method: 'eth_getBlockReceipts', times: 1_000 });
+    // (before, the null was polled until the wait ran out)
+    const { block, receipts } = await fetchBlockWithReceipts(rpc, 0n, { pollIntervalMs: 5, maxWaitMs: 500 });
+    expect(block.transactions).toEqual([]);
+    expect(receipts).toEqual([]);
+  });
+
   it('refetches when the receipts belong to another block (reorg between the two calls)', async () => {
     const otherBlockReceipts = fixtureResult<RpcReceipt[]>('ethereum-mainnet/block-17000000.erigon_getBlockReceiptsByBlockHash.json');
     const realReceipts = fixtureResult<RpcReceipt[]>('ethereum-mainnet/block-18000000.eth_getBlockReceipts.json');

@@ -79,7 +79,11 @@ export async function fetchBlockWithReceipts(
       useBlockReceipts ? rpc.getBlockReceipts(blockNumber, { signal }) : null,
     ]);
     if (block === null) return { problem: 'block not available yet' };
-    const receipts = useBlockReceipts ? blockReceipts : await receiptsPerTransaction(rpc, block, signal);
+    // A block without transactions has no receipts, whatever the node says of them: some nodes
+    // and relays answer null there (as a load-balanced backend behind the others does), which
+    // would be waited on for ever.
+    const receipts =
+      block.transactions.length === 0 ? [] : useBlockReceipts ? blockReceipts : await receiptsPerTransaction(rpc, block, signal);
     if (receipts === null) return { problem: 'receipts not available yet' };
     // Block and receipts can straddle a reorg; fetching both again resolves it.
     const mismatch = receiptsMismatch(block, receipts);
