@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BatchCap, GROW_AFTER, type BatchCapChange } from './batch-cap.js';
+import { BatchCap, GROW_AFTER, PROBE_AFTER, type BatchCapChange } from './batch-cap.js';
 import type { BatchRefusal } from './classify-failure.js';
 
 const byCalls = (limit: number | null = null): BatchRefusal => ({ by: 'calls', limit, message: 'batch too large' });
@@ -23,6 +23,25 @@ describe('BatchCap', () => {
     cap.refused(byCalls(), 1, 0);
     expect(cap.calls).toBe(1);
     expect(changes.map((c) => c.cap)).toEqual([20, 3, 1]);
+  });
+
+  it('finds a cap by calls that no refusal names: halving, then trying halfway up until the sizes meet', () => {
+    const { cap } = capOf(40);
+    // a URL that takes at most 3 calls, and says only "batch too large"
+    let refusals = 0;
+    const send = () => {
+      const size = cap.calls;
+      if (size <= 3) return cap.answered(size);
+      refusals++;
+      cap.refused(byCalls(), size, 0);
+    };
+    for (let i = 0; i < 4; i++) send();
+    expect(cap.calls).toBe(2);
+    expect(refusals).toBe(4);
+    for (let i = 0; i < 10 * PROBE_AFTER; i++) send();
+    expect(cap.calls).toBe(3);
+    // 40, 20, 10, 5, then one probe too far (4); none after
+    expect(refusals).toBe(5);
   });
 
   it('ignores a refusal of a batch already larger than the cap (one in flight before it was lowered)', () => {
