@@ -98,7 +98,7 @@ export function batchingJsonRpc(options: JsonRpcBatchOptions): Transport {
    * not the refusal.
    */
   const exchange = async (calls: RpcCall[], signal: AbortSignal | undefined): Promise<unknown[]> => {
-    let answers: unknown[];
+    let answers: unknown[] | null;
     try {
       answers = await exchangeOnce(calls, signal);
     } catch (error) {
@@ -107,6 +107,7 @@ export function batchingJsonRpc(options: JsonRpcBatchOptions): Transport {
       cap.refused(refusal, calls.length, 0);
       return askInBatches(calls, signal);
     }
+    if (answers === null) return askInBatches(calls, signal);
     const refused: number[] = [];
     let refusal: BatchRefusal | null = null;
     answers.forEach((answer, i) => {
@@ -133,11 +134,19 @@ export function batchingJsonRpc(options: JsonRpcBatchOptions): Transport {
     return (await Promise.all(batches.map((batch) => exchange(batch, signal)))).flat();
   };
 
-  /** One exchange of `calls` with the URL: their answers, in their order. */
-  const exchangeOnce = async (calls: RpcCall[], signal: AbortSignal | undefined): Promise<unknown[]> => {
+  /**
+   * One exchange of `calls` with the URL: their answers, in their order; null, sending nothing,
+   * when the cap fell below their number while they waited for the budget (batches formed before
+   * a refusal would only be refused in turn).
+   */
+  const exchangeOnce = async (calls: RpcCall[], signal: AbortSignal | undefined): Promise<unknown[] | null> => {
     const { budget } = options;
     // waiting for the budget is not part of the exchange's time limit
     const release = budget ? await budget.acquire(calls.length, signal) : () => undefined;
+    if (calls.length > cap.calls) {
+      release();
+      return null;
+    }
     const exchangeSignal = new TimeLimit(options.timeoutMs, signal);
     try {
       // A URL that takes one call a request may take no batch at all, not even of one: the call
