@@ -18,7 +18,11 @@ interface Relay {
   url: string;
   /** messages received, each the array of methods it carried */
   messages: string[][];
+  /** messages passed to the node: the number of calls of each (0: a plain call, not a batch) */
+  forwarded: number[];
   inject(fault: RelayFault, times?: number): void;
+  /** refuse batches of more calls than this as geth does (`none`: every batch, even of one call); null: take all */
+  capBatches(cap: number | 'none' | null): void;
   close(): Promise<void>;
 }
 
@@ -27,24 +31,35 @@ async function startRelay(nodeUrl: string): Promise<Relay> {
   const server = new WebSocketServer({ port: 0, host: '127.0.0.1' });
   await new Promise((resolve) => server.once('listening', resolve));
   const messages: string[][] = [];
+  const forwarded: number[] = [];
   const faults: RelayFault[] = [];
+  let cap: number | 'none' | null = null;
   server.on('connection', (socket: WebSocket) => {
     socket.on('message', async (data) => {
-      const body = JSON.parse(String(data)) as Array<{ id: number; method: string }>;
+      const parsed = JSON.parse(String(data)) as { id: number; method: string } | Array<{ id: number; method: string }>;
+      const body = Array.isArray(parsed) ? parsed : [parsed];
       messages.push(body.map((c) => c.method));
+      if (Array.isArray(parsed) && (cap === 'none' || (cap !== null && parsed.length > cap))) {
+        return socket.send(JSON.stringify([{ jsonrpc: '2.0', id: parsed[0]!.id, error: { code: -32600, message: 'batch too large' } }]));
+      }
       const fault = faults.shift();
       if (fault === 'silent') return;
       if (fault === 'malformed') return socket.send('{"jsonrpc":"2.0","id":');
       if (fault === 'id-less-error') return socket.send(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'batch refused' } }));
-      const answer = (await (await fetch(nodeUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: String(data) })).json()) as Array<{ id: number }>;
-      if (fault === 'wrong-ids') for (const a of answer) a.id += 1000;
+      forwarded.push(Array.isArray(parsed) ? parsed.length : 0);
+      const answer = (await (await fetch(nodeUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: String(data) })).json()) as
+        | { id: number }
+        | Array<{ id: number }>;
+      if (fault === 'wrong-ids') for (const a of Array.isArray(answer) ? answer : [answer]) a.id += 1000;
       socket.send(JSON.stringify(answer));
     });
   });
   return {
     url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}`,
     messages,
+    forwarded,
     inject: (fault, times = 1) => faults.push(...Array<RelayFault>(times).fill(fault)),
+    capBatches: (to) => (cap = to),
     close: () =>
       new Promise<void>((resolve) => {
         for (const client of server.clients) client.terminate();
@@ -72,6 +87,8 @@ afterEach(() => {
   for (const c of clients.splice(0)) c.close();
   proxy.restore();
   relay.messages.length = 0;
+  relay.forwarded.length = 0;
+  relay.capBatches(null);
 });
 
 function client(url: string, options: Partial<RpcClientOptions> = {}): RpcClient {
@@ -135,6 +152,16 @@ describe('JSON-RPC over WebSocket', () => {
     for (const result of results) expect(result).toMatchObject({ status: 'rejected', reason: { code: -32600, rpcMessage: 'batch refused' } });
     expect(results.every((r) => r.status === 'rejected' && r.reason instanceof RpcResponseError)).toBe(true);
     expect(relay.messages).toHaveLength(1);
+  });
+
+  it.each([3, 'none' as const])('a node that takes at most %s calls a message gets smaller ones; every answer is the node\'s', async (cap) => {
+    relay.capBatches(cap);
+    const rpc = client(relay.url);
+    const blocks = await Promise.all(Array.from({ length: 12 }, (_, i) => rpc.getBlock(0n, i % 2 === 0)));
+    expect(blocks.every((b) => b?.number === '0x0')).toBe(true);
+    expect(relay.messages.length).toBeGreaterThan(relay.forwarded.length);
+    // what reached the node: batches within the cap, or (none taken) plain calls
+    expect(Math.max(...relay.forwarded)).toBeLessThanOrEqual(cap === 'none' ? 0 : cap);
   });
 
   it('refuses a message beyond its size limit without retrying', async () => {
