@@ -3,7 +3,8 @@
  * WebSocket: ./json-rpc-ws.ts): calls made in the same tick travel as one batch, and each answer
  * is checked for what viem's own transports do not check: every response id answers a request
  * id (viem pairs batch responses by sorting ids, so a proxy that mixes up or drops responses
- * would hand one call another call's result).
+ * would hand one call another call's result). A batch the URL refuses for its size is asked
+ * again in smaller ones, and the URL keeps the size it takes (./batch-cap.ts).
  *
  * Each body is serialised and parsed exactly once (BENCHMARKS.md). Failures are reported with
  * viem's own error classes, built as its transports build them, so that classification
