@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BatchCap, GROW_AFTER, PROBE_AFTER, type BatchCapChange } from './batch-cap.js';
-import type { BatchRefusal } from './classify-failure.js';
+import type { BatchRefusal } from './batch-refusal.js';
 
 const byCalls = (limit: number | null = null): BatchRefusal => ({ by: 'calls', limit, message: 'batch too large' });
 const byBytes: BatchRefusal = { by: 'bytes', limit: null, message: 'response too large' };

@@ -1,4 +1,4 @@
-import type { BatchRefusal } from './classify-failure.js';
+import type { BatchRefusal } from './batch-refusal.js';
 
 /** A batch cap moved: lowered by a refusal, or raised again after batches were answered in full. */
 export type BatchCapChange = { cap: number; refused: number; refusal: BatchRefusal } | { cap: number; grown: true };

@@ -20,6 +20,7 @@ import {
   WrongChainError,
   WrongResponseIdError,
 } from './errors.js';
+import { batchRefusalIn, isBatchRefusalMessage, type BatchRefusal } from './batch-refusal.js';
 
 /** What the cause chain of a failed request says, flattened. */
 interface FailureFacts {
@@ -134,48 +135,6 @@ export const EXECUTION_FAILURE_MESSAGE =
  */
 const NOT_REACHED_MESSAGE = /header not found|unknown block|block not found|could not find block|block (?:#?\d+ |0x[0-9a-f]+ )?(?:is )?not (?:found|available|yet available)/i;
 const RATE_LIMIT_MESSAGE = /rate.?limit|too many requests|request limit|exceeded .*(capacity|quota|credits|compute units)|throughput|per second/i;
-/**
- * A node's or provider's refusal of a batch for its size, in their words. By the number of calls:
- * geth "batch too large" (--rpc.batch-request-limit), Erigon "batch limit 100 exceeded: 142
- * requests given", Nethermind "Batch size limit exceeded", Besu "Number of requests exceeds max
- * batch size", jsonrpsee (reth) "The batch request was too large", Ankr "Too many [...] methods in
- * the batch", "Batch of more than 3 requests are not allowed", "batch requests are not supported".
- * By the answer's bytes: geth's -32003 "response too large" for the calls past
- * --rpc.batch-response-max-size (25 MB by default: a batch of busy blocks' receipts or traces
- * reaches it), Nethermind's MaxBatchResponseBodySize. Besu and Nethermind send -32005, the
- * rate-limit code, for these: they are not rate limits, and waiting would not help.
- */
-const BATCH_CALLS_REFUSAL =
-  /batch(?: request)? (?:is |was )?too (?:large|big)|batch (?:size |request |items? )?limit|exceeds? (?:the )?max(?:imum)? batch|max(?:imum)? batch size|(?:number of|too many) .*(?:requests|calls|methods|items) .*(?:in|per) (?:the |a )?batch|batch of more than|batch(?:ing| requests?)? (?:is |are )?(?:not (?:supported|allowed|enabled)|disabled)/i;
-const BATCH_BYTES_REFUSAL = /^response too large$|MaxBatchResponseBodySize|batch response .*(?:too large|exceed)/i;
-/** A refusal that says no batch at all is taken: one call a request. */
-const NO_BATCHES = /not (?:supported|allowed|enabled)|disabled/i;
-
-export interface BatchRefusal {
-  /** by the number of calls, or by the bytes of the answer */
-  by: 'calls' | 'bytes';
-  /** the most calls a batch may hold, when the words say it (a number below the batch's size) */
-  limit: number | null;
-  message: string;
-}
-
-/**
- * Whether a failed batch of `calls` calls (the error it threw, or the JSON-RPC error object one
- * of its answers carries) was refused for its size, and what the refusal says of the limit.
- * HTTP 413 refuses the request's size. A batch of one call is never "too large": its error is
- * the call's.
- */
-export function batchRefusalOf(error: unknown, calls: number): BatchRefusal | null {
-  if (calls <= 1) return null;
-  const facts = collectFacts(error);
-  // (not every message of the chain: viem's own carry the request body, numbers and all)
-  const message = facts.rpcMessage ?? httpDetailsOf(error);
-  if (BATCH_BYTES_REFUSAL.test(message)) return { by: 'bytes', limit: null, message };
-  if (!BATCH_CALLS_REFUSAL.test(message) && facts.status !== 413) return null;
-  const stated = (message.match(/\d+/g) ?? []).map(Number).find((n) => n >= 1 && n < calls);
-  return { by: 'calls', limit: stated ?? (NO_BATCHES.test(message) ? 1 : null), message: message || `HTTP ${facts.status}` };
-}
-
 const METHOD_UNSUPPORTED_MESSAGE =
   /method .*(not found|does not exist|is not available|not supported|unsupported|not allowed|not whitelisted|disabled)|(not|un)supported method|unknown method|method not found|no such method|not implemented/i;
 
@@ -371,10 +330,21 @@ export function rateLimitOf(error: unknown): { retryAfterMs: number | null } | n
     facts.rpcCode !== null &&
     ([429, -32005, -32007].includes(facts.rpcCode) || RATE_LIMIT_MESSAGE.test(message)) &&
     !LOG_RANGE_MESSAGE.test(message) &&
-    !BATCH_CALLS_REFUSAL.test(message) &&
-    !BATCH_BYTES_REFUSAL.test(message);
+    !isBatchRefusalMessage(message);
   if (facts.status !== 429 && !rpcLimit) return null;
   return { retryAfterMs: parseRetryAfter(facts.headers?.get('retry-after')) };
+}
+
+/**
+ * Whether a failed batch of `calls` calls (the error it threw, or the JSON-RPC error object one
+ * of its answers carries) was refused for its size, and what the refusal says of the limit
+ * (./batch-refusal.ts). A batch of one call is never "too large": its error is the call's.
+ */
+export function batchRefusalOf(error: unknown, calls: number): BatchRefusal | null {
+  if (calls <= 1) return null;
+  const facts = collectFacts(error);
+  // (not every message of the chain: viem's own carry the request body, numbers and all)
+  return batchRefusalIn(facts.rpcMessage ?? httpDetailsOf(error), facts.status, calls);
 }
 
 /** The body text viem keeps of a non-2xx answer without a JSON-RPC error in it. */

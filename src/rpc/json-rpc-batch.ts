@@ -13,7 +13,8 @@
 import { createTransport, HttpRequestError, RpcRequestError, TimeoutError, WebSocketRequestError, type EIP1193RequestFn, type Transport } from 'viem';
 import { WrongResponseIdError } from './errors.js';
 import { BatchCap, type BatchCapChange } from './batch-cap.js';
-import { batchRefusalOf, rateLimitOf, type BatchRefusal } from './classify-failure.js';
+import { batchRefusalOf, rateLimitOf } from './classify-failure.js';
+import type { BatchRefusal } from './batch-refusal.js';
 import type { RequestBudget } from './request-budget.js';
 
 // a type, not an interface: viem's error classes take the body as an index signature
