@@ -114,7 +114,7 @@ export const apiSettings = {
   }),
   adminKeys: setting({
     key: 'adminKeys', env: 'EXPLORER_ADMIN_KEYS', default: [], defaultText: 'none (admin API off)', secret: true, ...apiKeyList,
-    help: `keys of the admin API (\`/api/v2/admin/…\`: labels), comma-separated in the environment, each ${API_KEY_FORMAT_TEXT}; no other key opens it`,
+    help: `keys of the admin API (\`/api/v2/admin/…\`: labels and API keys), comma-separated in the environment, each ${API_KEY_FORMAT_TEXT}; no other key opens it`,
   }),
   restrictedKey: setting({
     key: 'restrictedKey', env: 'EXPLORER_RESTRICTED_KEY', default: null, defaultText: 'none', secret: true,

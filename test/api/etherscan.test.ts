@@ -216,9 +216,13 @@ describe.each(await availableEngines())('Etherscan-style API on %s', (engine) =>
       call({ module: 'token', action: 'getTokenHolders', contractaddress: TOKEN, ...extra });
     const asRow = (r: { TokenHolderAddress: string; TokenHolderQuantity: string }) => ({ address: r.TokenHolderAddress, value: r.TokenHolderQuantity });
 
-    it("getTokenHolders: tokenholderlist's holders as {address, value}, 10 a page by default, page 0 the first, an empty page status 1", async () => {
+    it("getTokenHolders: tokenholderlist's holders as {address, value}, 10 a page by default, a page below 1 the first, no sort, an empty page status 1", async () => {
       expect((await holders()).body).toEqual({ status: '1', message: 'OK', result: RANKED.slice(0, 10).map(asRow) });
       expect((await holders({ page: 0 })).body).toEqual((await holders({ page: 1 })).body);
+      expect((await holders({ page: -3 })).body).toEqual((await holders({ page: 1 })).body);
+      // that call takes no sort: one sent changes nothing, as there
+      for (const sort of ['asc', 'xyz']) expect((await holders({ sort, offset: 30 })).body.result).toEqual(RANKED.slice(0, 30).map(asRow));
+      expect((await holders({ page: 'x' })).body).toEqual({ status: '0', message: 'NOTOK', result: 'Error! Invalid page number' });
       expect((await holders({ offset: '' })).body.result).toHaveLength(10);
       const pages = await Promise.all([1, 2, 3].map((page) => holders({ page, offset: 10 })));
       expect(pages.flatMap((p) => p.body.result)).toEqual(RANKED.map(asRow));
