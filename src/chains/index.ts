@@ -4,6 +4,7 @@ import type { ChainFields } from '../db/model/block.js';
 import type { RpcBlock } from '../rpc/types.js';
 import type { ChainKind, KindTaskContext } from './kind.js';
 import { arbitrum } from './arbitrum/index.js';
+import { FEE_PARAMS_KEY, headerFeeParams } from '../evm/header-fee-params.js';
 
 export const CHAIN_KINDS = [arbitrum] as const;
 
@@ -13,13 +14,19 @@ type Kinds = (typeof CHAIN_KINDS)[number];
 export type ChainKindKey = Kinds['key'];
 export const CHAIN_KIND_KEYS: readonly ChainKindKey[] = CHAIN_KINDS.map((k) => k.key);
 
-/** The header fields of every kind whose fields the block carries; null for a plain EVM block. */
+/**
+ * What a header carries beyond Ethereum's: the fields of every kind whose fields the block has,
+ * and the EIP-1559 parameters an OP-stack header names (header-fee-params.ts, under its own key:
+ * no block object property comes of it); null for a plain EVM block.
+ */
 export function chainFieldsOf(block: RpcBlock): ChainFields | null {
   let fields: Record<string, ChainFields[string]> | null = null;
   for (const kind of CHAIN_KINDS as readonly ChainKind[]) {
     const own = kind.headerFields(block);
     if (own !== null) (fields ??= {})[kind.key] = own;
   }
+  const feeParams = headerFeeParams(block);
+  if (feeParams !== null) (fields ??= {})[FEE_PARAMS_KEY] = feeParams;
   return fields;
 }
 

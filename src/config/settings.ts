@@ -209,7 +209,7 @@ export const chainSettings = {
   }),
   elasticity: setting({
     key: 'elasticity', env: 'EXPLORER_ELASTICITY', default: 2, ...integer(1, 1_000),
-    help: 'EIP-1559 elasticity multiplier (it shapes `gas_target_percentage`): 2 on Ethereum, 6 on OP Mainnet; one value per chain (an OP chain that changes it per block since Holocene is not followed)',
+    help: 'EIP-1559 elasticity multiplier (it shapes `gas_target_percentage`): 2 on Ethereum, 6 on OP Mainnet; a block whose header names its own (OP stack since Holocene, in `extraData`) is measured with that one',
   }),
   blockProducer: setting<BlockProducer>({
     key: 'blockProducer', env: 'EXPLORER_BLOCK_PRODUCER', default: 'miner', ...choice(BLOCK_PRODUCERS),

@@ -30,9 +30,12 @@ import { startTestApi, type TestApi } from '../support/api.js';
 import { fixtureResult } from '../support/replay-rpc.js';
 import { recordedTraces, standInFullBlock, standInReceipts } from '../support/block-508110.js';
 import { addressOf, blockRow } from '../support/seed.js';
+import { encodePacked } from 'viem';
+import { gasTargetPercentage } from '../../src/api/views/block-percentages.js';
 
 const MAINNET = 1;
 const ARBITRUM = 421614;
+const OP_STACK = 10;
 
 function rowOf(chainId: number, block: RpcBlock, receipts: RpcReceipt[], traces: ReturnType<typeof summarizeTraceBlock> | null = null): BlockRow {
   return { ...buildBlockRow(block, receipts, traces, { chainId }), chainFields: chainFieldsOf(block) };
@@ -93,6 +96,7 @@ describe.each(await availableEngines())('the blocks-validated page from rendered
     schemaJson = fastJson(BlocksValidatedPage, { schema: api.app.getSchemas() as Record<string, fastJson.Schema> });
     await ensureChain(api.db, MAINNET, 2);
     await ensureChain(api.db, ARBITRUM, 2);
+    await ensureChain(api.db, OP_STACK, 2);
     await upsertBlocks(api.db, [...blocks, ...sameMiner]);
   });
   afterAll(() => api?.close());
@@ -135,6 +139,31 @@ describe.each(await availableEngines())('the blocks-validated page from rendered
     await recordSealedBatch(api.db, ARBITRUM, 7n, sealed!.number, sealed!.number);
     const page = await expectSamePage(sealed!);
     expect(page.items[0]).toMatchObject({ arbitrum: { batch_number: 7, status: 'Sealed on rollup' } });
+  });
+
+  it("an OP-stack header's own elasticity (Holocene's and Jovian's extraData) outranks the chain's setting", async () => {
+    // extraData laid out by the OP specs, encoded here by viem: version, denominator, elasticity (and Jovian's minimum base fee)
+    const holocene = encodePacked(['uint8', 'uint32', 'uint32'], [0, 250, 6]);
+    const jovian = encodePacked(['uint8', 'uint32', 'uint32', 'uint64'], [1, 50, 3, 10n ** 9n]);
+    const source = fixtureResult<RpcBlock>('ethereum-mainnet/block-18000000.eth_getBlockByNumber.full.json');
+    // the header's gas figures as they are; no transactions, so that other hashes do not orphan its receipts
+    const [h, j] = [holocene, jovian].map((extraData, i) =>
+      rowOf(OP_STACK, { ...source, extraData, transactions: [], number: `0x${(18_000_000 + i).toString(16)}`, hash: `0x${String(i + 1).repeat(64)}`, miner: addressOf(i, 'sequencer') }, []),
+    );
+    expect([h!.chainFields, j!.chainFields]).toEqual([
+      { eip1559: { denominator: 250, elasticity: 6 } },
+      { eip1559: { denominator: 50, elasticity: 3, minBaseFee: '1000000000' } },
+    ]);
+    await upsertBlocks(api.db, [h!, j!]);
+    for (const [row, elasticity] of [[h!, 6n], [j!, 3n]] as const) {
+      const expected = gasTargetPercentage(row.gasUsed, row.gasLimit, elasticity);
+      expect(expected).not.toBe(gasTargetPercentage(row.gasUsed, row.gasLimit, 2n));
+      const page = await expectSamePage(row);
+      expect(page.items[0]).toMatchObject({ gas_target_percentage: expected });
+      expect(page.items[0]).not.toHaveProperty('eip1559');
+      const single = await api.get(`/${OP_STACK}/api/v2/blocks/${row.hash}`);
+      expect(single.body).toMatchObject({ gas_target_percentage: expected });
+    }
   });
 
   it('blocks stored before migration 021 (no rendering) serve the same bytes; the backfill renders what the writer rendered', async () => {

@@ -9,6 +9,7 @@ import { checksum } from './checksum.js';
 import { burntFeesPercentage, gasTargetPercentage, gasUsedPercentage } from './block-percentages.js';
 import { blobGasPrice } from './blob-fee.js';
 import { isoTimestamp } from './timestamp.js';
+import { headerElasticity } from '../../evm/header-fee-params.js';
 
 const decimal = (value: bigint | null): string | null => (value === null ? null : value.toString());
 
@@ -61,9 +62,12 @@ export function storedBlockFields(b: PageBlock) {
 /** The block object's fields that a stored block row does not fix (storedBlockFields). */
 export type ChangingBlockField = 'type' | 'miner' | 'gas_target_percentage' | ChainKindKey;
 
-/** gas_target_percentage: the reference's decimal arithmetic over the chain's elasticity. */
-export function gasTargetOf(b: Pick<PageBlock, 'gasUsed' | 'gasLimit'>, elasticity: number): number {
-  return gasTargetPercentage(b.gasUsed, b.gasLimit, BigInt(elasticity));
+/**
+ * gas_target_percentage: the reference's decimal arithmetic over the elasticity the block's header
+ * names (OP stack since Holocene: header-fee-params.ts), else the chain's setting.
+ */
+export function gasTargetOf(b: Pick<PageBlock, 'gasUsed' | 'gasLimit' | 'chainFields'>, elasticity: number): number {
+  return gasTargetPercentage(b.gasUsed, b.gasLimit, BigInt(headerElasticity(b.chainFields) ?? elasticity));
 }
 
 export function blockView({ block: b, miner, kinds }: ValidatedBlock, elasticity: number): BlockObject {
