@@ -29,6 +29,7 @@ import { serverTimeouts } from './server-options.js';
 import { holdersRoute } from './routes/holders.js';
 import { instanceHoldersRoute } from './routes/instance-holders.js';
 import { blocksValidatedRoute } from './routes/blocks-validated.js';
+import { blocksListRoutes } from './routes/blocks-list.js';
 import { blockRoute } from './routes/block.js';
 import { tokenCountersRoute } from './routes/token-counters.js';
 import { etherscanRoutes } from './routes/etherscan/route.js';
@@ -191,6 +192,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     holdersRoute(api, db);
     instanceHoldersRoute(api, db);
     blocksValidatedRoute(api, db);
+    blocksListRoutes(api, db);
     blockRoute(api, db);
     tokenCountersRoute(api, db);
     await etherscanRoutes(api, db, restrictedInLists);

@@ -26,7 +26,7 @@ const SECRET = 'frontend-routes-secret';
 
 let node: TestNode;
 let scenario: DemoScenario;
-let blocks: Array<{ miner: string; transactions: unknown[]; gasUsed: bigint; gasLimit: bigint; timestamp: bigint }>;
+let blocks: Array<{ hash: string; number: bigint; miner: string; transactions: unknown[]; gasUsed: bigint; gasLimit: bigint; timestamp: bigint }>;
 let balances: Map<string, bigint>;
 
 beforeAll(async () => {
@@ -107,6 +107,25 @@ describe.each(await availableEngines())('the frontend\'s address and chain calls
     }
   });
 
+  it("the blocks list and the home page's latest blocks: the node's blocks, newest first, each once, with their miners and transaction counts", async () => {
+    const seen: Array<{ hash: string; height: number; miner: { hash: string }; transactions_count: number }> = [];
+    let query: Record<string, string | number> | null = { items_count: 7 };
+    while (query !== null) {
+      const page = await get('/blocks', query);
+      expect(page.status).toBe(200);
+      seen.push(...page.body.items);
+      query = page.body.next_page_params;
+    }
+    const newestFirst = [...blocks].reverse();
+    expect(seen.map((b) => [b.hash, b.height, b.miner.hash.toLowerCase(), b.transactions_count])).toEqual(
+      newestFirst.map((b) => [b.hash, Number(b.number), b.miner.toLowerCase(), b.transactions.length]),
+    );
+    const latest = await get('/main-page/blocks');
+    expect(latest.body.map((b: { hash: string }) => b.hash)).toEqual(newestFirst.slice(0, 4).map((b) => b.hash));
+    // a chain without reorgs or uncles lists none
+    for (const type of ['reorg', 'uncle']) expect((await get('/blocks', { type })).body).toEqual({ items: [], next_page_params: null });
+  });
+
   it('a token address carries the token object of /tokens/{hash}', async () => {
     for (const token of [scenario.erc20, scenario.erc721, scenario.erc1155]) {
       const [address, tokenObject] = await Promise.all([get(`/addresses/${token}`), get(`/tokens/${token}`)]);
@@ -175,7 +194,7 @@ describe.each(await availableEngines())('the frontend\'s address and chain calls
     }
   });
 
-  it('OpenAPI documents the six operations', async () => {
+  it('OpenAPI documents the frontend\'s operations', async () => {
     const doc = JSON.parse((await api.app.inject({ method: 'GET', url: '/api/v2/openapi.json' })).body);
     for (const p of [
       '/{chain_id}/api/v2/addresses/{address_hash_param}',
@@ -184,6 +203,8 @@ describe.each(await availableEngines())('the frontend\'s address and chain calls
       '/{chain_id}/api/v2/stats',
       '/{chain_id}/api/v2/config/backend-version',
       '/{chain_id}/api/v2/main-page/indexing-status',
+      '/{chain_id}/api/v2/main-page/blocks',
+      '/{chain_id}/api/v2/blocks',
     ]) {
       const op = doc.paths[p]?.get;
       expect(op, p).toBeDefined();

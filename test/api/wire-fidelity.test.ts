@@ -39,8 +39,8 @@ function kindOf(file: string): { root: string; ours: string; body: (parsed: any)
   if (file === 'api_v2_stats.json') return { root: 'stats', ours: 'stats', body: (b) => [b] };
   if (file.includes('_blocks-validated')) return { root: 'blocks-page', ours: 'blocks-page', body: (b) => [b] };
   if (file.startsWith('api_v2_blocks_')) return { root: 'block', ours: 'single-block', body: (b) => [b] };
-  // the blocks list: we do not serve it, but its items are block objects like ours
-  if (file.startsWith('api_v2_blocks.')) return { root: 'block', ours: 'block', body: (b) => b.items };
+  // the blocks list: a page of block objects, as blocks-validated's
+  if (file.startsWith('api_v2_blocks.')) return { root: 'blocks-page', ours: 'blocks-list', body: (b) => [b] };
   if (file.endsWith('_holders.json')) return { root: 'holders-page', ours: 'holders-page', body: (b) => [b] };
   if (file.endsWith('_counters.json')) return { root: 'token-counters', ours: 'token-counters', body: (b) => [b] };
   if (file.startsWith('api_v2_tokens_')) return { root: 'token', ours: 'token', body: (b) => [b] };
@@ -62,7 +62,7 @@ const documented = parseExceptions(readFileSync(path.join(repoRoot, 'docs/COMPAT
 /** The recorded metadata tags of a real address, attached to ours (same shape, real content). */
 function recordedTags(file: string): Array<{ name: string; slug: string; ordinal: number; tagType: string; meta: Record<string, string> }> {
   const recording = recordings.find((r) => r.file === file)!;
-  const withTags = (recording.values as any[]).find((b) => b.miner?.metadata?.tags?.length >= 2);
+  const withTags = (recording.values as any[]).flatMap((page) => page.items).find((b) => b.miner?.metadata?.tags?.length >= 2);
   return withTags.miner.metadata.tags;
 }
 
@@ -109,6 +109,9 @@ describe.each(await availableEngines())('wire fidelity to the recorded responses
     const holdersPage = await get(`/tokens/${scenario.erc1155}/holders`, { items_count: 3 });
     expect(holdersPage.next_page_params).not.toBeNull();
     ours.set('blocks-page', [blocksPage]);
+    const blocksList = await get('/blocks', { items_count: 3 });
+    expect(blocksList.next_page_params).not.toBeNull();
+    ours.set('blocks-list', [blocksList]);
     ours.set('block', allBlocks);
     ours.set('single-block', await Promise.all(allBlocks.map((b) => get(`/blocks/${b.height}`))));
     // one ERC-1155 id's holders (…/instances/{id}/holders) are the same page

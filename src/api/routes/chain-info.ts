@@ -1,15 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Queryable } from '../../db/client.js';
 import { firstIndexedBlock } from '../../db/queries/progress.js';
 import { DayTotals } from '../day-totals.js';
-import { ChainParams, KeyOnlyQuery } from '../schemas/common.js';
+import { ChainOnlyParams, KeyOnlyQuery } from '../schemas/common.js';
 import { BackendVersion, IndexingStatus, StatsObject } from '../schemas/chain-info.js';
 import { indexingStatusView, statsView } from '../views/chain-info.js';
 import { getRoutes } from './get-route.js';
-
-const ChainOnlyParams = Type.Object({ chain_id: ChainParams.properties.chain_id });
 
 // (src/api/routes and dist/api/routes are both three levels below the package root)
 const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { name: string; version: string };

@@ -12,6 +12,17 @@ export const BlocksValidatedQuery = Type.Object(
 );
 export type BlocksValidatedQuery = Static<typeof BlocksValidatedQuery>;
 
+export const BlocksListQuery = Type.Object(
+  {
+    ...BlocksValidatedQuery.properties,
+    type: Type.Optional(
+      Type.String({ maxLength: 16, description: 'block (the default: the consensus chain), uncle or reorg, in any case; anything else lists blocks, as the reference does' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type BlocksListQuery = Static<typeof BlocksListQuery>;
+
 /** The block's properties in every variant: the list item and the single block. */
 const blockProperties = {
   hash: Type.String(),
@@ -102,3 +113,6 @@ export const BlocksValidatedPage = Type.Object(
   { $id: 'BlocksValidatedPage' },
 );
 export type BlocksValidatedPage = Static<typeof BlocksValidatedPage>;
+
+/** The home page's latest blocks: a bare array. */
+export const LatestBlocks = Type.Array(SharedRef(BlockObject));

@@ -40,6 +40,10 @@ export const ChainParams = Type.Object({
 });
 export type ChainParams = Static<typeof ChainParams>;
 
+/** The path parameters of a route about the chain itself. */
+export const ChainOnlyParams = Type.Object({ chain_id: ChainParams.properties.chain_id });
+export type ChainOnlyParams = Static<typeof ChainOnlyParams>;
+
 /** Query parameters every data route takes besides its paging values. */
 export const AuthQuery = {
   apikey: Type.Optional(

@@ -78,5 +78,33 @@ function itemJson(item: BlockPageItem, minerJson: string, elasticity: number): s
 export function blocksPageJson(page: BlocksPageView): string {
   const minerJson = page.miner === null ? 'null' : addressObjectJson(page.miner);
   const items = page.items.map((item) => itemJson(item, minerJson, page.elasticity));
-  return `{"items":[${items.join(',')}],"next_page_params":${nextPageJson(page.next_page_params)}}`;
+  return pageJson(items, page.next_page_params);
+}
+
+const pageJson = (items: string[], next: BlocksPageView['next_page_params']) =>
+  `{"items":[${items.join(',')}],"next_page_params":${nextPageJson(next)}}`;
+
+/** A row of the chain's block lists, each with a miner of its own. */
+export interface BlockListItemView extends BlockPageItem {
+  /** its address object (private-data.ts decorates it in place) */
+  miner: AddressObject;
+}
+
+export interface BlocksListView {
+  items: BlockListItemView[];
+  elasticity: number;
+  /** null on the home page's list, a bare array */
+  next_page_params: BlocksPageView['next_page_params'];
+}
+
+const listItems = (page: BlocksListView) => page.items.map((item) => itemJson(item, addressObjectJson(item.miner), page.elasticity));
+
+/** `/blocks` (schema BlocksValidatedPage: the same page of block objects) as JSON. */
+export function blocksListJson(page: BlocksListView): string {
+  return pageJson(listItems(page), page.next_page_params);
+}
+
+/** The home page's latest blocks: a bare array of block objects. */
+export function latestBlocksJson(page: BlocksListView): string {
+  return `[${listItems(page).join(',')}]`;
 }

@@ -21,7 +21,7 @@ export interface ValidatedBlock {
 }
 
 /** Blocks (alias b, chain in $1) with their miner's decorations, one primary-key probe each. */
-function blocksWithMiner(where: string, tail = ''): string {
+export function blocksWithMiner(where: string, tail = ''): string {
   return `SELECT ${selectList(pageColumns, 'b')}, ${addressSelectColumns}${kindReadColumns('b')}
      FROM blocks b
      ${addressLateralJoin('b.miner', '$1')}
@@ -29,7 +29,7 @@ function blocksWithMiner(where: string, tail = ''): string {
      ${tail}`;
 }
 
-async function readBlocks(db: Queryable, text: string, args: unknown[], genericPlan = false): Promise<ValidatedBlock[]> {
+export async function readBlocks(db: Queryable, text: string, args: unknown[], genericPlan = false): Promise<ValidatedBlock[]> {
   const rows = await db.query<Record<string, unknown> & AddressRowColumns>(text, args, { prepare: true, genericPlan });
   return rows.map((r) => {
     const block = readRow(pageColumns, r);
@@ -52,7 +52,7 @@ export interface PageParams {
 }
 
 /** What a page reads of each block: the columns blocks_validated_page holds (migration 021). */
-const indexedColumns = pickColumns(blockTableColumns, 'number', 'consensus', 'isUncle', 'gasUsed', 'gasLimit', 'chainFields', 'pageJson');
+export const indexedColumns = pickColumns(blockTableColumns, 'number', 'consensus', 'isUncle', 'gasUsed', 'gasLimit', 'chainFields', 'pageJson');
 
 /**
  * The page statement, exported so tests can EXPLAIN exactly what the API runs: an index-only
