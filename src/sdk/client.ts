@@ -34,6 +34,10 @@ export type HoldersOptions = PageOptions<HoldersPageParams> & {
   tokenId?: bigint | string | undefined;
 };
 export type ValidatedBlocksOptions = PageOptions<BlocksPageParams>;
+export type BlocksOptions = PageOptions<BlocksPageParams> & {
+  /** `block` (the default: the consensus chain), `uncle` or `reorg` */
+  type?: 'block' | 'uncle' | 'reorg' | undefined;
+};
 
 export interface ExplorerClient {
   /** One page of a token's holders, largest balance first. */
@@ -54,6 +58,13 @@ export interface ExplorerClient {
     address: string,
     options?: ValidatedBlocksOptions,
   ): AsyncGenerator<Block, void, undefined>;
+  /** One page of the chain's blocks (or its uncles, or its reorged blocks), newest first. */
+  blocks(chainId: number | string, options?: BlocksOptions): Promise<BlocksValidatedPage>;
+  blocksPages(chainId: number | string, options?: BlocksOptions): AsyncGenerator<BlocksValidatedPage, void, undefined>;
+  /** Every block of the list, page after page, until next_page_params is null. */
+  iterateBlocks(chainId: number | string, options?: BlocksOptions): AsyncGenerator<Block, void, undefined>;
+  /** The chain's four latest blocks, as the reference's home page shows them. */
+  latestBlocks(chainId: number | string, options?: { signal?: AbortSignal | undefined }): Promise<Block[]>;
   /**
    * One block by number or hash. A number whose block lost consensus is a NotFoundError whose
    * `body.hash` names the non-consensus block.
@@ -99,6 +110,9 @@ export function createExplorerClient(options: ExplorerClientOptions): ExplorerCl
     after: BlocksPageParams | undefined,
   ) => http.get<BlocksValidatedPage>(chainId, `/addresses/${segment(address)}/blocks-validated`, pageQuery(options, after), options.signal);
 
+  const listAt = (chainId: number | string, options: BlocksOptions, after: BlocksPageParams | undefined) =>
+    http.get<BlocksValidatedPage>(chainId, '/blocks', { type: options.type, ...pageQuery(options, after) }, options.signal);
+
   const client: ExplorerClient = {
     holders: (chainId, token, options = {}) => holdersAt(chainId, token, options, options.after),
     validatedBlocks: (chainId, address, options = {}) => blocksAt(chainId, address, options, options.after),
@@ -107,6 +121,10 @@ export function createExplorerClient(options: ExplorerClientOptions): ExplorerCl
       paginate((after) => blocksAt(chainId, address, options, after), options.after),
     iterateHolders: (chainId, token, options) => itemsOf(client.holdersPages(chainId, token, options)),
     iterateValidatedBlocks: (chainId, address, options) => itemsOf(client.validatedBlocksPages(chainId, address, options)),
+    blocks: (chainId, options = {}) => listAt(chainId, options, options.after),
+    blocksPages: (chainId, options = {}) => paginate((after) => listAt(chainId, options, after), options.after),
+    iterateBlocks: (chainId, options) => itemsOf(client.blocksPages(chainId, options)),
+    latestBlocks: (chainId, options = {}) => http.get<Block[]>(chainId, '/main-page/blocks', {}, options.signal),
     block: (chainId, numberOrHash, options = {}) =>
       http.get<SingleBlock>(chainId, `/blocks/${segment(String(numberOrHash))}`, {}, options.signal),
     tokenCounters: (chainId, token, options = {}) =>

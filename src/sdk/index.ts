@@ -1,5 +1,5 @@
 export { createExplorerClient } from './client.js';
-export type { ExplorerClient, ExplorerClientOptions, HoldersOptions, PageOptions, ValidatedBlocksOptions } from './client.js';
+export type { ExplorerClient, ExplorerClientOptions, HoldersOptions, PageOptions, ValidatedBlocksOptions, BlocksOptions } from './client.js';
 export {
   ConnectionError,
   ExplorerError,

@@ -149,6 +149,15 @@ describe('SDK against a real server (PGlite)', () => {
     expect(blocks[0]!.miner.hash.toLowerCase()).toBe(MINER);
   });
 
+  it('iterateBlocks and latestBlocks: the chain\'s blocks newest first, each once; its reorged blocks apart', async () => {
+    const all = await collect(client.iterateBlocks(CHAIN, { itemsCount: 7 }));
+    expect(all.map((b) => b.height)).toEqual([...BLOCKS].reverse());
+    expect((await client.latestBlocks(CHAIN)).map((b) => b.height)).toEqual([...BLOCKS].reverse().slice(0, 4));
+    const page = await client.blocks(CHAIN, { itemsCount: 2, after: { block_number: BLOCKS[3]!, items_count: 2 } });
+    expect(page.items.map((b) => b.height)).toEqual([BLOCKS[2], BLOCKS[1]]);
+    expect(await collect(client.iterateBlocks(CHAIN, { type: 'reorg' }))).toEqual([]);
+  });
+
   it('the key is echoed and followed: a restricted token pages through with it', async () => {
     const items = await collect(client.iterateHolders(CHAIN, TOKENS.restricted, { itemsCount: 50, key: SECRET }));
     expect(items.map(asRow)).toEqual(expectedRows(RESTRICTED));
