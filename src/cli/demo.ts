@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { startAnvil } from '../devnet/anvil.js';
 import { connectDevnet, type DevnetClient } from '../devnet/client.js';
 import { deployScenario, generateActivity, type DemoScenario } from '../devnet/scenario.js';
+import { keepStateSaved, type StateSaver } from '../devnet/state-saver.js';
 import type { ChainConfig } from '../config/config.js';
 
 export const DEMO_CHAIN_ID = 31337;
@@ -37,19 +38,35 @@ function withDemoWeth(chain: ChainConfig, weth: string): ChainConfig {
 }
 
 /**
- * The zero-config start: a local anvil whose state lives in the data directory (so a second
- * start continues the same chain, which the indexer then resumes), demo tokens deployed once,
- * and a loop making transfers and blocks from several miners.
+ * anvil writes each block's state that leaves its memory to disk and keeps it until it exits:
+ * the demo's left 2.3 GB an hour there (a soak review). The indexer asks the node's state only
+ * near its head, so a hundred of them are plenty.
  */
-export async function startDemo(dataDir: string, chainSettings: (chainId: number, rpcUrls: string[]) => ChainConfig): Promise<Demo> {
+const PERSISTED_STATES = '100';
+
+/**
+ * The zero-config start: a local anvil whose state lives in the data directory (so a second
+ * start continues the same chain, which the indexer then resumes; saved whole or not at all,
+ * state-saver.ts), demo tokens deployed once, and a loop making transfers and blocks from
+ * several miners.
+ */
+export async function startDemo(
+  dataDir: string,
+  chainSettings: (chainId: number, rpcUrls: string[]) => ChainConfig,
+  onSaveError: (error: unknown) => void = () => undefined,
+): Promise<Demo> {
   const dir = join(dataDir, 'devnet');
   mkdirSync(dir, { recursive: true });
+  const stateFile = join(dir, 'anvil-state.json');
   const anvil = await startAnvil({
     chainId: DEMO_CHAIN_ID,
-    args: ['--state', join(dir, 'anvil-state.json'), '--state-interval', '5'],
+    args: [...(existsSync(stateFile) ? ['--load-state', stateFile] : []), '--max-persisted-states', PERSISTED_STATES],
   });
+  let saver: StateSaver | undefined;
   try {
     const client = await connectDevnet(anvil.url, { chainId: DEMO_CHAIN_ID });
+    const saving = keepStateSaved(() => client.test.dumpState(), stateFile, { onError: onSaveError });
+    saver = saving;
     const scenarioFile = join(dir, 'scenario.json');
     let scenario = await previousScenario(client, scenarioFile);
     if (scenario) {
@@ -67,11 +84,13 @@ export async function startDemo(dataDir: string, chainSettings: (chainId: number
       async stop() {
         stopping = true;
         await activity.stop().catch(() => undefined);
+        await saving.stop().catch(onSaveError);
         await anvil.stop();
       },
       died: anvil.exited.then(() => (stopping ? new Promise<string>(() => undefined) : anvil.output())),
     };
   } catch (error) {
+    await saver?.stop().catch(() => undefined);
     await anvil.stop();
     throw error;
   }

@@ -6,6 +6,7 @@ import { classifyFailures } from './unavailable.js';
 import { withArrayLiterals } from './array-literal.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { createDataDir } from './pglite-template.js';
+import { everyMaintenance } from './pglite-maintenance.js';
 
 /**
  * PostgreSQL settings of the embedded engine, whose memory is the indexer's process's own and
@@ -17,22 +18,12 @@ import { createDataDir } from './pglite-template.js';
  */
 const SETTINGS = ['-c', 'shared_buffers=32MB'];
 
-/** How often the embedded database checkpoints (below). */
-export const CHECKPOINT_INTERVAL_MS = 5 * 60_000;
-
 /**
- * PGlite runs PostgreSQL as one backend, without the checkpointer process, so nothing
- * checkpoints while it runs: its WAL grew for as long as the process lived (a soak review: 81 MB
- * after 43 minutes of two busy devnets, a crash replaying all of it). A checkpoint every few
- * minutes lets PostgreSQL recycle the segments (the WAL stays near `min_wal_size`, 80 MB, in a
- * PGlite of the same version run through insert/delete rounds) for a pause of a few hundred ms.
- * A failed one is tried again at the next tick.
+ * How often the embedded database does what PostgreSQL's background processes would: vacuum and
+ * analyze the tables that are due, then checkpoint (pglite-maintenance.ts). The WAL stays near
+ * `min_wal_size`, 80 MB.
  */
-function everyCheckpoint(pg: PGlite, intervalMs: number): NodeJS.Timeout {
-  const timer = setInterval(() => void pg.exec('CHECKPOINT').catch(() => undefined), intervalMs);
-  timer.unref();
-  return timer;
-}
+export const CHECKPOINT_INTERVAL_MS = 5 * 60_000;
 
 /**
  * PGlite is single-connection: every statement is serialised by PGlite itself, and a
@@ -62,7 +53,7 @@ export async function openPglite(dataDir: string | undefined, template?: Blob, c
     },
   });
   const root = wrap(pg);
-  const checkpoints = dir ? everyCheckpoint(pg, checkpointMs) : null;
+  const maintenance = dir ? everyMaintenance(pg, checkpointMs) : null;
   return {
     engine: 'pglite',
     query: root.query,
@@ -77,7 +68,7 @@ export async function openPglite(dataDir: string | undefined, template?: Blob, c
       await pg.exec(sql);
     },
     close: async () => {
-      if (checkpoints) clearInterval(checkpoints);
+      if (maintenance) clearInterval(maintenance);
       await pg.close();
       unlock();
     },

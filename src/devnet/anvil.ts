@@ -260,7 +260,7 @@ export async function startAnvil(opts: AnvilOptions = {}): Promise<AnvilInstance
   const deadline = Date.now() + timeoutMs;
   try {
     while (!announced) {
-      if (exited) throw new Error(`anvil exited during startup:\n${output()}`);
+      if (exited) throw new Error(`anvil exited during startup: ${reasonIn(output())}\n${output()}`);
       if (Date.now() > deadline) throw new Error(`anvil did not start within ${timeoutMs} ms:\n${output()}`);
       await sleep(20);
     }
@@ -268,7 +268,7 @@ export async function startAnvil(opts: AnvilOptions = {}): Promise<AnvilInstance
     const host = /^(0\.0\.0\.0|::|\[::\])$/.test(announced.host) ? '127.0.0.1' : announced.host;
     const url = `http://${host}:${announced.port}`;
     for (;;) {
-      if (exited) throw new Error(`anvil exited during startup:\n${output()}`);
+      if (exited) throw new Error(`anvil exited during startup: ${reasonIn(output())}\n${output()}`);
       const answered = await rpcChainId(url);
       if (answered !== undefined) {
         if (answered !== chainId) throw new Error(`anvil at ${url} reports chain id ${answered}, expected ${chainId}`);
@@ -282,6 +282,15 @@ export async function startAnvil(opts: AnvilOptions = {}): Promise<AnvilInstance
     await stop();
     throw err;
   }
+}
+
+/**
+ * What anvil said of why it stopped, for the one line a command prints (cli/errors.ts): its last
+ * line that names an error (e.g. a state file it could not parse), else its last line.
+ */
+function reasonIn(output: string): string {
+  const lines = output.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  return [...lines].reverse().find((l) => /error|fail/i.test(l)) ?? lines.at(-1) ?? 'no output';
 }
 
 async function rpcChainId(url: string): Promise<number | undefined> {

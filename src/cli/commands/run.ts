@@ -155,7 +155,11 @@ export function serveCommand(): Command {
  */
 const demoRole = (info: DemoInfo[], flags: ConfigFlags): Role => async (rt) => {
   const [{ startDemo }, { ensureChain }] = await Promise.all([import('../demo.js'), import('../../db/queries/chains.js')]);
-  const demo = await startDemo(rt.config.dataDir, (chainId, rpcUrls) => unlistedChainConfig(flags, chainId, rpcUrls));
+  const demo = await startDemo(
+    rt.config.dataDir,
+    (chainId, rpcUrls) => unlistedChainConfig(flags, chainId, rpcUrls),
+    (error) => rt.logger.warn({ err: error }, 'the demo chain\'s state was not saved this time (the last saved one stays)'),
+  );
   const key = demoKey(rt.config);
   info.push({ token: demo.scenario.erc20, miner: demo.miners[0] ?? demo.scenario.deployer, key });
   rt.config.chains.push(demo.chain);
