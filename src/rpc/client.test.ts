@@ -140,6 +140,33 @@ describe('createRpcClient', () => {
     expect(logger.entries.find((e) => e.message?.startsWith('RPC URL rate-limits us'))?.fields).toMatchObject({ retryAfterMs: 1000 });
   });
 
+  it('a 429 whose body is not JSON though labelled so (a proxy\'s page) keeps its status and Retry-After', async () => {
+    let refused = 0;
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        if (refused++ === 0) {
+          res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' });
+          res.end('Too Many Requests');
+          return;
+        }
+        const calls = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Array<{ id: number }>;
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(calls.map((c) => ({ jsonrpc: '2.0', id: c.id, result: '0x10' }))));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    rawServers.push(server);
+    const logger = recordingLogger();
+    const rpc = client([`http://127.0.0.1:${(server.address() as AddressInfo).port}`], { logger });
+    const started = Date.now();
+    await expect(rpc.getBlockNumber()).resolves.toBe(16n);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    expect(logger.entries.find((e) => e.message === 'RPC request failed; retrying')?.fields).toMatchObject({ delayMs: 1000, reason: 'eth_blockNumber: HTTP 429' });
+    expect(logger.entries.find((e) => e.message?.startsWith('RPC URL rate-limits us'))?.fields).toMatchObject({ retryAfterMs: 1000 });
+  });
+
   it('retries JSON-RPC rate-limit errors but not other JSON-RPC errors', async () => {
     const server = await serve();
     server.injectFault({ kind: 'rpc-error', code: -32005, message: 'daily request count exceeded, request rate limited' }, { times: 2 });

@@ -56,15 +56,13 @@ export function jsonRpcHttp(url: string, options: JsonRpcHttpOptions): Transport
 
 /** What viem's http client throws for a non-2xx answer. */
 function refusal(response: Response, text: string, calls: RpcCall[], url: string): Error {
+  // whatever its Content-Type says: a proxy's 429 page labelled JSON lost its status and
+  // Retry-After to the parse error, and was taken for a garbled answer (fast-chain review)
   let data: Record<string, unknown> | unknown[] | null;
-  if (response.headers.get('Content-Type')?.startsWith('application/json')) {
-    data = JSON.parse(text) as typeof data;
-  } else {
-    try {
-      data = JSON.parse(text || '{}') as typeof data;
-    } catch {
-      data = { error: text };
-    }
+  try {
+    data = JSON.parse(text || '{}') as typeof data;
+  } catch {
+    data = { error: text };
   }
   const error = Array.isArray(data) && data.length === 1 ? data[0] : data;
   const { status, headers } = response;
