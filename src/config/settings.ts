@@ -237,7 +237,7 @@ export const chainSettings = {
   }),
   rpcRequestsPerSecond: setting({
     key: 'rpcRequestsPerSecond', env: 'EXPLORER_RPC_REQUESTS_PER_SECOND', default: 0, ...integer(0, 1_000_000),
-    help: 'JSON-RPC calls per second to each RPC URL, each call of a batch counting as one as providers count them (0: no cap). A 429 or a JSON-RPC "limit exceeded" holds requests back for its Retry-After and halves the rate (without a cap, never below one batch a second); it climbs back by a tenth of the cap for each second without one',
+    help: 'JSON-RPC calls per second to each RPC URL, each call of a batch counting as one as providers count them (0: no cap). A 429 or a JSON-RPC "limit exceeded" holds requests back for its Retry-After and halves the rate (without a cap, never below one batch a second); it climbs back by a tenth of the cap for each second without one. The block pipeline goes before the background work (contract checks, token metadata). Bursts: any one second may see the cap plus a quarter of it, or plus one batch where that is more, so under a provider\'s hard cap leave a batch\'s room (or lower `rpcBatchSize`)',
   }),
   maxBlocksPerRange: setting({
     key: 'maxBlocksPerRange', default: 500, ...integer(1, 100_000),

@@ -55,6 +55,8 @@ interface Run extends Cursor {
   heartbeat: { head: bigint; at: number };
   /** the batch after the one being written, taken and transformed meanwhile */
   following: { from: bigint; batch: Promise<IndexBatch> } | null;
+  /** when the batch that wrote the tip was taken (ms); 0 for a tip from before this run */
+  tipAt: number;
 }
 
 /**
@@ -138,7 +140,7 @@ export class ChainIndexer {
     await this.reconcileLeftovers();
     const backfilling = await this.startBackfill();
     const tip = await indexedBlock(this.db, this.chain.chainId);
-    const run: Run = { prefetcher, heads, ...this.cursorAt(tip), heartbeat: { head: -1n, at: 0 }, following: null };
+    const run: Run = { prefetcher, heads, ...this.cursorAt(tip), heartbeat: { head: -1n, at: 0 }, following: null, tipAt: 0 };
     await this.partsAhead.load();
     this.logger.info({ ...this.label, from: run.next.toString(), backfill: backfilling }, tip ? 'resuming' : 'starting');
     const first = tip ? await firstIndexedBlock(this.db, this.chain.chainId) : null;
@@ -198,8 +200,12 @@ export class ChainIndexer {
     run.following = null;
     await this.backfill.finish();
     // A branch as long as ours or shorter never shows up as a broken link ahead of us:
-    // compare the node's block at our height (or its head, if lower) with ours.
-    const rolledBack = run.parent !== null && (await tipReplaced(this.reorgScope, run.next - 1n, run.parent, head, signal)) ? await this.handleReorg(run.next) : null;
+    // compare the node's block at our height (or its head, if lower) with ours. Not the tip
+    // fetched moments ago, though: that asked every block twice at the head (a fast-chain
+    // review); a replaced one shows at the next check, a poll interval on.
+    const fresh = Date.now() - run.tipAt < this.chain.pollIntervalMs;
+    const replaced = run.parent !== null && !fresh && (await tipReplaced(this.reorgScope, run.next - 1n, run.parent, head, signal));
+    const rolledBack = replaced ? await this.handleReorg(run.next) : null;
     if (rolledBack) {
       Object.assign(run, rolledBack);
       return;
@@ -243,6 +249,7 @@ export class ChainIndexer {
     await this.backfill.afterBatch(batch.to, head);
     run.parent = batch.blocks[batch.blocks.length - 1]!.hash;
     run.next = batch.to + 1n;
+    run.tipAt = started;
     await this.stepSucceeded();
   }
 

@@ -65,7 +65,8 @@ export function startIndexers(db: Database, chains: readonly ChainConfig[], logg
     const enrichment = options.enrichment ?? {};
     const work = [
       indexer.run(chainSignal),
-      enrichment && runEnrichment(lock.db, rpc, chain.chainId, logger, chainSignal, enrichment.idleMs),
+      // decorations wait while the pipeline asks the node (its lane goes first)
+      enrichment && runEnrichment(lock.db, rpc.background, chain.chainId, logger, chainSignal, enrichment.idleMs),
       ...tasks.map((task) => task(chainSignal)),
     ];
     try {

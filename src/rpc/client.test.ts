@@ -167,6 +167,27 @@ describe('createRpcClient', () => {
     expect(logger.entries.find((e) => e.message?.startsWith('RPC URL rate-limits us'))?.fields).toMatchObject({ retryAfterMs: 1000 });
   });
 
+  it("the background lane waits while the pipeline's calls do: under a cap, a pipeline call is not queued behind a background flood", async () => {
+    const methods: string[] = [];
+    const url = await rawServer((body) => {
+      const calls = (Array.isArray(body) ? body : [body]) as Array<{ id: number; method: string }>;
+      methods.push(...calls.map((c) => c.method));
+      const answers = calls.map((c) => ({ jsonrpc: '2.0', id: c.id, result: c.method === 'eth_getCode' ? '0x' : '0x10' }));
+      return JSON.stringify(Array.isArray(body) ? answers : answers[0]);
+    });
+    // 40 calls a second, batches of 10: the 200 contract checks take 5 s
+    const rpc = client([url], { requestsPerSecond: 40, batchSize: 10, concurrency: 4 });
+    const flood = Promise.all(Array.from({ length: 200 }, (_, i) => rpc.background.getCode(`0x${i.toString(16).padStart(40, '0')}`)));
+    await new Promise((r) => setTimeout(r, 300));
+    const started = Date.now();
+    await expect(rpc.getBlockNumber()).resolves.toBe(16n);
+    // behind the flood it would have waited seconds; first in line, at most a batch's worth of rate
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(methods.filter((m) => m === 'eth_getCode').length).toBeLessThan(150);
+    await flood;
+    expect(methods.filter((m) => m === 'eth_getCode')).toHaveLength(200);
+  });
+
   it('retries JSON-RPC rate-limit errors but not other JSON-RPC errors', async () => {
     const server = await serve();
     server.injectFault({ kind: 'rpc-error', code: -32005, message: 'daily request count exceeded, request rate limited' }, { times: 2 });

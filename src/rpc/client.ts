@@ -27,7 +27,7 @@ import { redactedLabels, redactUrl } from './redact-url.js';
 import { logOnce, sharedSleep, withUrlRetries, type Endpoint, type RetryContext } from './url-retries.js';
 
 export { redactUrl };
-import { RequestBudget } from './request-budget.js';
+import { RequestBudget, type Lane } from './request-budget.js';
 import { jsonRpcWebSocket } from './json-rpc-ws.js';
 import type { BlockTag, RpcBlock, RpcLog, RpcLogFilter, RpcReceipt } from './types.js';
 
@@ -120,7 +120,12 @@ export interface RpcClient {
    * asked before its first use, and one serving another chain is never used.
    */
   urlChainIds(): Promise<Array<{ url: string; chainId: number | null }>>;
-  /** closes WebSocket connections (HTTP holds none); calls made afterwards fail */
+  /**
+   * The same URLs and budgets for work that decorates what the pipeline wrote (enrichment): its
+   * requests wait while the pipeline's do (./request-budget.ts, lanes), in batches of their own.
+   */
+  readonly background: RpcClient;
+  /** closes WebSocket connections (HTTP holds none), both lanes'; calls made afterwards fail */
   close(): void;
 }
 
@@ -175,8 +180,7 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
 
   const closers: Array<() => void> = [];
   const batchSize = options.batchSize ?? 100;
-  const transports = endpoints.map((endpoint) => {
-    const budget = new RequestBudget({
+  const budgets = endpoints.map((endpoint) => new RequestBudget({
       concurrency: options.concurrency ?? Number.POSITIVE_INFINITY,
       callsPerSecond: options.requestsPerSecond ?? 0,
       maxBatchCalls: batchSize,
@@ -185,11 +189,14 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
         reason === 'rate-limited'
           ? logger.warn({ chainId: options.chainId, url: endpoint.label, callsPerSecond, retryAfterMs }, 'RPC URL rate-limits us; sending fewer calls per second')
           : logger.info({ chainId: options.chainId, url: endpoint.label, callsPerSecond }, 'RPC URL back at its configured rate'),
-    });
+  }));
+  // one transport per URL and lane: a lane's calls are batched apart, through the URL's one budget
+  const transportsFor = (lane: Lane) => endpoints.map((endpoint, i) => {
     const carrier = {
       chainId: options.chainId,
       batchSize,
-      budget,
+      budget: budgets[i]!,
+      lane,
       batchWaitMs: options.batchWaitMs ?? 0,
       maxResponseBytes,
       timeoutMs: options.timeoutMs ?? 30_000,
@@ -212,87 +219,96 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
     closers.push(ws.close);
     return withUrlRetries(ws.transport, endpoint, context);
   });
-  const viemClient = createPublicClient({
-    transport: fallback(transports, {
-      retryCount: 0,
-      // Only transient faults move on to the next URL; an answer (revert, unsupported method)
-      // would be the same everywhere.
-      shouldThrow: (error) => classifyFailure(error).kind !== 'transient',
-    }),
-  });
-  const viemRequest = viemClient.request as unknown as (
-    args: { method: string; params?: readonly unknown[] },
-    options?: { signal?: AbortSignal },
-  ) => Promise<unknown>;
-
   const withClientSignal = signalCombiner(options.signal);
+  let background: RpcClient | undefined;
+  const pipeline = laneClient(transportsFor('pipeline'), () => (background ??= laneClient(transportsFor('background'), () => background!)));
+  return pipeline;
 
-  async function request<T>(method: string, params: readonly unknown[] = [], requestOptions: RequestOptions = {}): Promise<T> {
-    const signal = withClientSignal(requestOptions.signal);
-    const maxRounds = requestOptions.maxRounds ?? policy.maxRounds;
-    for (let round = 0; ; round++) {
-      try {
-        return (await viemRequest({ method, params }, signal ? { signal } : undefined)) as T;
-      } catch (error) {
-        if (signal?.aborted) throw new RequestAbortedError(`${method}: aborted`, { method, cause: error });
-        const rpcError = toRpcError(error, method);
-        const { kind } = classifyFailure(rpcError, method);
-        if (kind !== 'transient') throw rpcError;
-        if (round + 1 >= maxRounds) throw new RetriesExhaustedError(round + 1, rpcError, { method });
-        // Keep growing the delay across rounds, and honour the shortest Retry-After.
-        let delayMs = backoffDelay(policy.attemptsPerUrl + round, policy);
-        const soonestUp = Math.min(...endpoints.map((e) => e.notBefore)) - Date.now();
-        if (soonestUp > delayMs) delayMs = Math.min(soonestUp, policy.maxRetryAfterMs);
-        logOnce(context, error, 'warn', { method, round: round + 1, delayMs, reason: rpcError.message }, 'all RPC URLs failed; retrying');
+  /** A client over one lane's transports; `backgroundLane` gives the background's. */
+  function laneClient(transports: ReturnType<typeof transportsFor>, backgroundLane: () => RpcClient): RpcClient {
+    const viemClient = createPublicClient({
+      transport: fallback(transports, {
+        retryCount: 0,
+        // Only transient faults move on to the next URL; an answer (revert, unsupported method)
+        // would be the same everywhere.
+        shouldThrow: (error) => classifyFailure(error).kind !== 'transient',
+      }),
+    });
+    const viemRequest = viemClient.request as unknown as (
+      args: { method: string; params?: readonly unknown[] },
+      options?: { signal?: AbortSignal },
+    ) => Promise<unknown>;
+
+    async function request<T>(method: string, params: readonly unknown[] = [], requestOptions: RequestOptions = {}): Promise<T> {
+      const signal = withClientSignal(requestOptions.signal);
+      const maxRounds = requestOptions.maxRounds ?? policy.maxRounds;
+      for (let round = 0; ; round++) {
         try {
-          await sharedSleep(context.roundWaits, error, delayMs, signal);
-        } catch (abortReason) {
-          throw new RequestAbortedError(`${method}: aborted`, { method, cause: abortReason });
+          return (await viemRequest({ method, params }, signal ? { signal } : undefined)) as T;
+        } catch (error) {
+          if (signal?.aborted) throw new RequestAbortedError(`${method}: aborted`, { method, cause: error });
+          const rpcError = toRpcError(error, method);
+          const { kind } = classifyFailure(rpcError, method);
+          if (kind !== 'transient') throw rpcError;
+          if (round + 1 >= maxRounds) throw new RetriesExhaustedError(round + 1, rpcError, { method });
+          // Keep growing the delay across rounds, and honour the shortest Retry-After.
+          let delayMs = backoffDelay(policy.attemptsPerUrl + round, policy);
+          const soonestUp = Math.min(...endpoints.map((e) => e.notBefore)) - Date.now();
+          if (soonestUp > delayMs) delayMs = Math.min(soonestUp, policy.maxRetryAfterMs);
+          logOnce(context, error, 'warn', { method, round: round + 1, delayMs, reason: rpcError.message }, 'all RPC URLs failed; retrying');
+          try {
+            await sharedSleep(context.roundWaits, error, delayMs, signal);
+          } catch (abortReason) {
+            throw new RequestAbortedError(`${method}: aborted`, { method, cause: abortReason });
+          }
         }
       }
     }
-  }
 
-  const client: RpcClient = {
-    chainId: options.chainId,
-    urls: options.urls,
-    logger,
-    viem: viemClient as PublicClient,
-    request,
-    async getChainId(o) {
-      return toSafeNumber(parseQuantity(await request<string>('eth_chainId', [], o)), 'chain id');
-    },
-    async getBlockNumber(o) {
-      return parseQuantity(await request<string>('eth_blockNumber', [], o));
-    },
-    getBlock(block, includeTransactions, o) {
-      return request<RpcBlock | null>('eth_getBlockByNumber', [blockParam(block), includeTransactions], o);
-    },
-    getBlockReceipts(block, o) {
-      return request<RpcReceipt[] | null>('eth_getBlockReceipts', [blockParam(block)], o);
-    },
-    getTransactionReceipt(hash, o) {
-      return request<RpcReceipt | null>('eth_getTransactionReceipt', [hash], o);
-    },
-    getLogs(filter, o) {
-      return request<RpcLog[]>('eth_getLogs', [filter], o);
-    },
-    call(to, data, block = 'latest', o) {
-      return request<Hex>('eth_call', [{ to, data }, blockParam(block)], o);
-    },
-    getCode(address, block = 'latest', o) {
-      return request<Hex>('eth_getCode', [address, blockParam(block)], o);
-    },
-    getStorageAt(address, slot, block = 'latest', o) {
-      return request<Hex>('eth_getStorageAt', [address, slot, blockParam(block)], o);
-    },
-    async urlChainIds() {
-      const answers = await Promise.allSettled(endpoints.map((e) => e.servedChain()));
-      return endpoints.map((e, i) => ({ url: e.label, chainId: answers[i]!.status === 'fulfilled' ? (answers[i] as PromiseFulfilledResult<number>).value : null }));
-    },
-    close() {
-      for (const close of closers) close();
-    },
-  };
-  return client;
+    const client: RpcClient = {
+      chainId: options.chainId,
+      urls: options.urls,
+      logger,
+      viem: viemClient as PublicClient,
+      request,
+      async getChainId(o) {
+        return toSafeNumber(parseQuantity(await request<string>('eth_chainId', [], o)), 'chain id');
+      },
+      async getBlockNumber(o) {
+        return parseQuantity(await request<string>('eth_blockNumber', [], o));
+      },
+      getBlock(block, includeTransactions, o) {
+        return request<RpcBlock | null>('eth_getBlockByNumber', [blockParam(block), includeTransactions], o);
+      },
+      getBlockReceipts(block, o) {
+        return request<RpcReceipt[] | null>('eth_getBlockReceipts', [blockParam(block)], o);
+      },
+      getTransactionReceipt(hash, o) {
+        return request<RpcReceipt | null>('eth_getTransactionReceipt', [hash], o);
+      },
+      getLogs(filter, o) {
+        return request<RpcLog[]>('eth_getLogs', [filter], o);
+      },
+      call(to, data, block = 'latest', o) {
+        return request<Hex>('eth_call', [{ to, data }, blockParam(block)], o);
+      },
+      getCode(address, block = 'latest', o) {
+        return request<Hex>('eth_getCode', [address, blockParam(block)], o);
+      },
+      getStorageAt(address, slot, block = 'latest', o) {
+        return request<Hex>('eth_getStorageAt', [address, slot, blockParam(block)], o);
+      },
+      async urlChainIds() {
+        const answers = await Promise.allSettled(endpoints.map((e) => e.servedChain()));
+        return endpoints.map((e, i) => ({ url: e.label, chainId: answers[i]!.status === 'fulfilled' ? (answers[i] as PromiseFulfilledResult<number>).value : null }));
+      },
+      get background() {
+        return backgroundLane();
+      },
+      close() {
+        for (const close of closers) close();
+      },
+    };
+    return client;
+  }
 }

@@ -15,7 +15,7 @@ import { WrongResponseIdError } from './errors.js';
 import { BatchCap, type BatchCapChange } from './batch-cap.js';
 import { batchRefusalOf, rateLimitOf } from './classify-failure.js';
 import type { BatchRefusal } from './batch-refusal.js';
-import type { RequestBudget } from './request-budget.js';
+import type { Lane, RequestBudget } from './request-budget.js';
 
 // a type, not an interface: viem's error classes take the body as an index signature
 export type RpcCall = {
@@ -47,6 +47,8 @@ export interface JsonRpcBatchOptions {
   onBatchCap?: (change: BatchCapChange) => void;
   /** requests in flight and calls per second to this URL; none = unbounded */
   budget?: RequestBudget;
+  /** whose calls these are: the pipeline's go first (./request-budget.ts) */
+  lane?: Lane;
   /** sends one batch body and resolves with the parsed answer; a refusal is thrown viem's way */
   send(body: string, calls: RpcCall[], signal: AbortSignal | undefined): Promise<unknown>;
   /** wraps a failure of `send` that is not already one of viem's request errors */
@@ -144,7 +146,7 @@ export function batchingJsonRpc(options: JsonRpcBatchOptions): Transport {
   const exchangeOnce = async (calls: RpcCall[], signal: AbortSignal | undefined): Promise<unknown[] | null> => {
     const { budget } = options;
     // waiting for the budget is not part of the exchange's time limit
-    const release = budget ? await budget.acquire(calls.length, signal) : () => undefined;
+    const release = budget ? await budget.acquire(calls.length, signal, options.lane) : () => undefined;
     if (calls.length > cap.calls) {
       release();
       return null;
@@ -165,7 +167,7 @@ export function batchingJsonRpc(options: JsonRpcBatchOptions): Transport {
         options.onOutOfOrder(calls.length);
         const canary: RpcCall = { jsonrpc: '2.0', id: `canary-${++canaries}`, method: 'eth_chainId', params: [] };
         const withCanary = [...calls, canary];
-        await budget?.spend(withCanary.length, signal);
+        await budget?.spend(withCanary.length, signal, options.lane);
         data = await options.send(JSON.stringify(withCanary), withCanary, exchangeSignal.signal);
         if (Array.isArray(data) && data.length > 1) {
           checkResponseIds(withCanary, data);

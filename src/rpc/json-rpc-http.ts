@@ -25,6 +25,7 @@ export interface JsonRpcHttpOptions {
   onBatchCap?: JsonRpcBatchOptions['onBatchCap'];
   /** requests in flight and calls per second to this URL (./request-budget.ts); none = unbounded */
   budget?: RequestBudget;
+  lane?: JsonRpcBatchOptions['lane'];
 }
 
 export function jsonRpcHttp(url: string, options: JsonRpcHttpOptions): Transport {

@@ -92,4 +92,61 @@ describe('RequestBudget', () => {
     b.rateLimited(null, 40);
     expect(b.callsPerSecond).toBe(20);
   });
+
+  describe('lanes: the pipeline first, the background within its patience', () => {
+    /** The order in which waiters got through. */
+    const order: string[] = [];
+    const track = (name: string, wait: Promise<() => void>) => wait.then((release) => (order.push(name), release));
+    afterEach(() => {
+      order.length = 0;
+    });
+
+    it('a slot given back goes to a waiting pipeline request before an earlier background one', async () => {
+      const b = budget({ concurrency: 1 });
+      const held = await b.acquire(1);
+      const background = track('background', b.acquire(1, undefined, 'background'));
+      const pipeline = track('pipeline', b.acquire(1, undefined, 'pipeline'));
+      held();
+      (await pipeline)();
+      (await background)();
+      expect(order).toEqual(['pipeline', 'background']);
+    });
+
+    it('rate goes to the pipeline first while it waits; the background gets what is left', async () => {
+      const b = budget({ concurrency: 100, callsPerSecond: 100, maxBatchCalls: 10 });
+      // the bucket starts empty: all of these wait for rate, the background ones asked first
+      const waits = [
+        track('background 1', b.acquire(10, undefined, 'background')),
+        track('background 2', b.acquire(10, undefined, 'background')),
+        track('pipeline 1', b.acquire(10)),
+        track('pipeline 2', b.acquire(10)),
+      ];
+      for (const release of await Promise.all(waits)) release();
+      expect(order).toEqual(['pipeline 1', 'pipeline 2', 'background 1', 'background 2']);
+    });
+
+    it('a background request waiting past its patience goes before the pipeline that keeps the budget busy', async () => {
+      const b = budget({ concurrency: 100, callsPerSecond: 100, maxBatchCalls: 10, backgroundMaxWaitMs: 300 });
+      const background = track('background', b.acquire(10, undefined, 'background'));
+      // the pipeline asks for more than the rate gives, for a second
+      const pipeline: Array<Promise<() => void>> = [];
+      for (let i = 0; i < 10; i++) pipeline.push(track(`pipeline ${i}`, b.acquire(10)));
+      for (const release of await Promise.all([background, ...pipeline])) release();
+      const at = order.indexOf('background');
+      // 10 calls every 0.1 s: past 0.3 s of waiting, it went third or fourth, not last
+      expect(at, order.join(', ')).toBeGreaterThan(0);
+      expect(at).toBeLessThan(6);
+    });
+
+    it('an aborted background wait leaves both queues', async () => {
+      const b = budget({ concurrency: 1 });
+      const held = await b.acquire(1);
+      const controller = new AbortController();
+      const waiting = b.acquire(1, controller.signal, 'background');
+      controller.abort(new Error('stop'));
+      await expect(waiting).rejects.toThrow('stop');
+      held();
+      (await b.acquire(1))();
+    });
+  });
 });
