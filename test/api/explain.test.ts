@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/client.js';
 import { holdersPageQuery } from '../../src/db/queries/holders.js';
 import { blocksValidatedPageQuery } from '../../src/db/queries/blocks.js';
+import { blocksListPageQuery } from '../../src/db/queries/blocks-list.js';
 import type { Hex } from '../../src/db/rows.js';
 import { availableEngines, freshDatabase } from '../support/databases.js';
 import { addressOf } from '../support/seed.js';
@@ -176,6 +177,14 @@ describe.each(await availableEngines())('each v2 page is one index range scan on
     expectOneIndexScan(deepPlan, 'blocks_validated_page');
     indexOnly(deepPlan);
     expectRangeFromCursor(deepPlan, 'blocks_validated_page', 'number');
+  });
+
+  it.each(PLANNERS)("the chain's blocks list, %s plan: its top page and a page 100,000 blocks deep, one range of the consensus index", async (planner) => {
+    const top = await planOf(db, blocksListPageQuery({ chainId: CHAIN, type: 'block', beforeNumber: null, limit: 51 }), planner);
+    expectOneIndexScan(top, 'blocks_consensus_number');
+    const deep = await planOf(db, blocksListPageQuery({ chainId: CHAIN, type: 'block', beforeNumber: BigInt(blocksBeforeDepth), limit: 51 }), planner);
+    expectOneIndexScan(deep, 'blocks_consensus_number');
+    expectRangeFromCursor(deep, 'blocks_consensus_number', 'number');
   });
 
   it('the deep pages really are that deep: each starts right after its cursor, run as the API runs them', async () => {

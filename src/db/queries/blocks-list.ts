@@ -51,19 +51,26 @@ function where(params: BlockListParams): { where: string; args: unknown[] } {
 // one block a height on the consensus chain (its index's order alone); several non-consensus ones may share one: by hash then
 const orderOf = (type: BlockListType) => (type === 'block' ? 'ORDER BY b.number DESC LIMIT $2' : 'ORDER BY b.number DESC, b.hash LIMIT $2');
 
-/**
- * A page of the list: the blocks' rendered parts (page_json) and their miners. A page holding a
- * block not rendered yet (or too large to keep rendered) is read again as full rows and rendered
- * here, by the writer's code, as blocks-validated does.
- */
-export async function blocksListPage(db: Queryable, params: BlockListParams): Promise<BlockListItem[]> {
+/** The page statement, exported so tests can EXPLAIN exactly what the API runs. */
+export function blocksListPageQuery(params: BlockListParams) {
   const { where: condition, args } = where(params);
   const text = `SELECT ${selectList(listColumns, 'b')}, ${addressSelectColumns}${kindReadColumns('b')}
      FROM blocks b
      ${addressLateralJoin('b.miner', '$1')}
      WHERE b.chain_id = $1 AND ${condition}
      ${orderOf(params.type)}`;
-  const rows = await db.query<Record<string, unknown> & AddressRowColumns>(text, args, { prepare: true });
+  return { text, args, condition };
+}
+
+/**
+ * A page of the list: the blocks' rendered parts (page_json) and their miners. A page holding a
+ * block not rendered yet (or too large to keep rendered) is read again as full rows and rendered
+ * here, by the writer's code, as blocks-validated does.
+ */
+export async function blocksListPage(db: Queryable, params: BlockListParams): Promise<BlockListItem[]> {
+  const { text, args, condition } = blocksListPageQuery(params);
+  // one range scan whatever the cursor: planned once (QueryOptions.genericPlan)
+  const rows = await db.query<Record<string, unknown> & AddressRowColumns>(text, args, { prepare: true, genericPlan: true });
   const items: BlockListItem[] = [];
   for (const r of rows) {
     const row = readRow(listColumns, r);
