@@ -59,9 +59,10 @@ export function startIndexers(db: Database, chains: readonly ChainConfig[], logg
     clients.push(rpc);
     const metrics = options.metrics ? { metrics: options.metrics } : {};
     const indexer = new ChainIndexer({ db: lock.db, rpc, chain, logger, ...metrics, onBatch: progressReporter(chain.chainId, logger), ...options.indexer });
-    // a kind's task (Arbitrum: the parent chain) runs beside the pipeline and never holds it up;
-    // the parent's nodes get the chain's RPC budget too, their log lines say whose they are
-    const tasks = chainKindTasks({ db: lock.db, chain, rpc, logger, createRpc: otherNodesRpc(chain, logger, { ...options.rpc, signal: chainSignal }), ...metrics });
+    // a kind's task (Arbitrum: the parent chain) runs beside the pipeline and never holds it up:
+    // what it asks of this chain's node waits while the pipeline's calls do (the background
+    // lane); the parent's nodes get the chain's RPC budget too, their log lines say whose they are
+    const tasks = chainKindTasks({ db: lock.db, chain, rpc: rpc.background, logger, createRpc: otherNodesRpc(chain, logger, { ...options.rpc, signal: chainSignal }), ...metrics });
     const enrichment = options.enrichment ?? {};
     const work = [
       indexer.run(chainSignal),
