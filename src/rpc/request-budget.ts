@@ -138,6 +138,8 @@ export class RequestBudget {
       const index = queue.indexOf(waiter);
       if (index >= 0) queue.splice(index, 1);
       else if (queue === this.waitingSlot) this.release(); // granted as it was aborted: pass it on
+      // the next grant is another waiter's, or nobody's: no timer kept for an empty queue
+      if (queue === this.waitingRate) this.pumpRate();
       throw error;
     }
   }
@@ -171,8 +173,8 @@ export class RequestBudget {
         const missing = calls - bucket.content;
         // and within a background waiter's patience, which may put it first
         const ms = Math.min(Math.ceil((missing * 1_000) / bucket.tokensPerInterval), this.patienceMs);
+        // (not unref'd: a request waiting for rate is work the process still has, as it was with limiter's waits)
         this.wake = setTimeout(() => this.pumpRate(), Math.max(1, ms));
-        this.wake.unref();
         return;
       }
       this.waitingRate.splice(this.waitingRate.indexOf(next), 1);
