@@ -19,7 +19,7 @@ import type { Hex } from '../db/rows.js';
 import { backoffDelay, type BackoffPolicy } from './backoff.js';
 import { signalCombiner } from './combined-signal.js';
 import { classifyFailure, toRpcError } from './classify-failure.js';
-import type { BatchCapChange } from './batch-cap.js';
+import { BatchCap, type BatchCapChange } from './batch-cap.js';
 import { RequestAbortedError, RetriesExhaustedError } from './errors.js';
 import { parseQuantity, toQuantity, toSafeNumber } from './quantity.js';
 import { jsonRpcHttp } from './json-rpc-http.js';
@@ -180,35 +180,39 @@ export function createRpcClient(options: RpcClientOptions): RpcClient {
 
   const closers: Array<() => void> = [];
   const batchSize = options.batchSize ?? 100;
+  // per URL, whichever lane asks: one budget, and one batch cap (what a refusal taught holds for both)
   const budgets = endpoints.map((endpoint) => new RequestBudget({
-      concurrency: options.concurrency ?? Number.POSITIVE_INFINITY,
-      callsPerSecond: options.requestsPerSecond ?? 0,
-      maxBatchCalls: batchSize,
-      holdMs: policy.baseDelayMs,
-      onRateChange: ({ callsPerSecond, reason, retryAfterMs }) =>
-        reason === 'rate-limited'
-          ? logger.warn({ chainId: options.chainId, url: endpoint.label, callsPerSecond, retryAfterMs }, 'RPC URL rate-limits us; sending fewer calls per second')
-          : logger.info({ chainId: options.chainId, url: endpoint.label, callsPerSecond }, 'RPC URL back at its configured rate'),
+    concurrency: options.concurrency ?? Number.POSITIVE_INFINITY,
+    callsPerSecond: options.requestsPerSecond ?? 0,
+    maxBatchCalls: batchSize,
+    holdMs: policy.baseDelayMs,
+    onRateChange: ({ callsPerSecond, reason, retryAfterMs }) =>
+      reason === 'rate-limited'
+        ? logger.warn({ chainId: options.chainId, url: endpoint.label, callsPerSecond, retryAfterMs }, 'RPC URL rate-limits us; sending fewer calls per second')
+        : logger.info({ chainId: options.chainId, url: endpoint.label, callsPerSecond }, 'RPC URL back at its configured rate'),
   }));
-  // one transport per URL and lane: a lane's calls are batched apart, through the URL's one budget
+  const batchCaps = endpoints.map((endpoint) => new BatchCap(batchSize, (change: BatchCapChange) =>
+    'grown' in change
+      ? logger.info({ chainId: options.chainId, url: endpoint.label, callsPerRequest: change.cap }, 'RPC URL takes larger batches again')
+      : logger.warn(
+          { chainId: options.chainId, url: endpoint.label, refused: change.refused, callsPerRequest: change.cap, by: change.refusal.by, said: change.refusal.message.slice(0, 200) },
+          'RPC URL refuses batches this large; sending fewer calls per request',
+        ),
+  ));
+  // one transport per URL and lane: a lane's calls are batched apart (over WebSocket, on a
+  // connection of its own)
   const transportsFor = (lane: Lane) => endpoints.map((endpoint, i) => {
     const carrier = {
       chainId: options.chainId,
       batchSize,
       budget: budgets[i]!,
+      batchCap: batchCaps[i]!,
       lane,
       batchWaitMs: options.batchWaitMs ?? 0,
       maxResponseBytes,
       timeoutMs: options.timeoutMs ?? 30_000,
       onOutOfOrder: (calls: number) =>
         logger.warn({ chainId: options.chainId, url: endpoint.label, calls }, 'RPC batch answered out of order; asking again'),
-      onBatchCap: (change: BatchCapChange) =>
-        'grown' in change
-          ? logger.info({ chainId: options.chainId, url: endpoint.label, callsPerRequest: change.cap }, 'RPC URL takes larger batches again')
-          : logger.warn(
-              { chainId: options.chainId, url: endpoint.label, refused: change.refused, callsPerRequest: change.cap, by: change.refusal.by, said: change.refusal.message.slice(0, 200) },
-              'RPC URL refuses batches this large; sending fewer calls per request',
-            ),
     };
     if (!isWebSocketUrl(endpoint.url)) return withUrlRetries(jsonRpcHttp(endpoint.url, carrier), endpoint, context);
     const ws = jsonRpcWebSocket(endpoint.url, {

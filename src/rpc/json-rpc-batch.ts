@@ -49,6 +49,8 @@ export interface JsonRpcBatchOptions {
   budget?: RequestBudget;
   /** whose calls these are: the pipeline's go first (./request-budget.ts) */
   lane?: Lane;
+  /** the URL's batch cap, when other transports of the URL (another lane's) share what it learns */
+  batchCap?: BatchCap;
   /** sends one batch body and resolves with the parsed answer; a refusal is thrown viem's way */
   send(body: string, calls: RpcCall[], signal: AbortSignal | undefined): Promise<unknown>;
   /** wraps a failure of `send` that is not already one of viem's request errors */
@@ -71,7 +73,7 @@ interface Queue {
 export function batchingJsonRpc(options: JsonRpcBatchOptions): Transport {
   let ids = 0;
   let canaries = 0;
-  const cap = new BatchCap(options.batchSize, options.onBatchCap);
+  const cap = options.batchCap ?? new BatchCap(options.batchSize, options.onBatchCap);
   // Calls batch only with calls under the same AbortSignal: an abort must fail its own calls
   // alone, as with viem's transports.
   const queues = new Map<AbortSignal | undefined, Queue>();

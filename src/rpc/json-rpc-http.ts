@@ -26,6 +26,7 @@ export interface JsonRpcHttpOptions {
   /** requests in flight and calls per second to this URL (./request-budget.ts); none = unbounded */
   budget?: RequestBudget;
   lane?: JsonRpcBatchOptions['lane'];
+  batchCap?: JsonRpcBatchOptions['batchCap'];
 }
 
 export function jsonRpcHttp(url: string, options: JsonRpcHttpOptions): Transport {

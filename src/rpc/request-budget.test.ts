@@ -138,6 +138,32 @@ describe('RequestBudget', () => {
       expect(at).toBeLessThan(6);
     });
 
+    it('a background request waiting for rate holds no slot: the pipeline gets in line past it', async () => {
+      const b = budget({ concurrency: 2, callsPerSecond: 100, maxBatchCalls: 10 });
+      // the bucket starts empty: both wait for rate, and with slots first they would hold both
+      const background = [track('background 1', b.acquire(10, undefined, 'background')), track('background 2', b.acquire(10, undefined, 'background'))];
+      await new Promise((r) => setTimeout(r, 20));
+      const pipeline = track('pipeline', b.acquire(10));
+      (await pipeline)();
+      expect(order).toEqual(['pipeline']);
+      for (const release of await Promise.all(background)) release();
+      expect(order).toEqual(['pipeline', 'background 1', 'background 2']);
+    });
+
+    it('an aborted first waiter for rate does not hold up the next one (its wake-up is planned again)', async () => {
+      const b = budget({ concurrency: 10, callsPerSecond: 10, maxBatchCalls: 40 });
+      const controller = new AbortController();
+      const big = b.acquire(40, controller.signal);
+      const small = b.acquire(1);
+      await new Promise((r) => setTimeout(r, 200));
+      const started = Date.now();
+      controller.abort(new Error('stop'));
+      await expect(big).rejects.toThrow('stop');
+      (await small)();
+      // its one call's worth had dripped in long before: not the 4 s the big one needed
+      expect(Date.now() - started).toBeLessThan(500);
+    });
+
     it('an aborted background wait leaves both queues', async () => {
       const b = budget({ concurrency: 1 });
       const held = await b.acquire(1);

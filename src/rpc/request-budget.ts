@@ -94,12 +94,22 @@ export class RequestBudget {
    * force; resolves with the function that gives the slot back (call it once the answer is in).
    */
   async acquire(calls: number, signal?: AbortSignal, lane: Lane = 'pipeline'): Promise<() => void> {
-    await this.slot(signal, lane);
-    try {
-      await this.spend(calls, signal, lane);
-    } catch (error) {
-      this.release();
-      throw error;
+    // one patience for the whole wait, slot and rate
+    const since = Date.now();
+    if (lane === 'background') {
+      // rate first: a background request waiting for rate must not sit on a slot the pipeline
+      // needs to get in line for rate at all (a review: 8 background batches issued first halved
+      // the pipeline's batches under a concurrency of 8)
+      await this.spend(calls, signal, lane, since);
+      await this.slot(signal, lane, since);
+    } else {
+      await this.slot(signal, lane, since);
+      try {
+        await this.spend(calls, signal, lane, since);
+      } catch (error) {
+        this.release();
+        throw error;
+      }
     }
     let released = false;
     return () => {
@@ -110,14 +120,14 @@ export class RequestBudget {
   }
 
   /** Rate for `calls` more calls of a request that already holds a slot (a batch asked again). */
-  async spend(calls: number, signal?: AbortSignal, lane: Lane = 'pipeline'): Promise<void> {
+  async spend(calls: number, signal?: AbortSignal, lane: Lane = 'pipeline', since = Date.now()): Promise<void> {
     for (;;) {
       const hold = this.heldUntil - Date.now();
       if (hold > 0) {
         await sleep(hold, signal);
         continue;
       }
-      if (this.bucket !== null) await this.waitInLine(this.waitingRate, lane, calls, signal);
+      if (this.bucket !== null) await this.waitInLine(this.waitingRate, lane, calls, signal, since);
       // a 429 that came while this waited for tokens holds this request back too
       if (this.heldUntil <= Date.now()) break;
     }
@@ -125,10 +135,10 @@ export class RequestBudget {
   }
 
   /** Joins a queue and waits for its grant (queues are served by `next`); leaves it when aborted. */
-  private async waitInLine(queue: Waiter[], lane: Lane, calls: number, signal?: AbortSignal): Promise<void> {
+  private async waitInLine(queue: Waiter[], lane: Lane, calls: number, signal: AbortSignal | undefined, since: number): Promise<void> {
     let waiter!: Waiter;
     const granted = new Promise<void>((resolve) => {
-      waiter = { lane, since: Date.now(), calls, grant: resolve };
+      waiter = { lane, since, calls, grant: resolve };
     });
     queue.push(waiter);
     if (queue === this.waitingRate) this.pumpRate();
@@ -234,12 +244,12 @@ export class RequestBudget {
     this.pumpRate();
   }
 
-  private async slot(signal: AbortSignal | undefined, lane: Lane): Promise<void> {
+  private async slot(signal: AbortSignal | undefined, lane: Lane, since: number): Promise<void> {
     if (this.inFlight < this.options.concurrency) {
       this.inFlight++;
       return;
     }
-    await this.waitInLine(this.waitingSlot, lane, 0, signal);
+    await this.waitInLine(this.waitingSlot, lane, 0, signal, since);
   }
 
   private release(): void {
