@@ -139,6 +139,9 @@ export const blocksPageSchema = obj({
   },
 });
 
+/** `GET /main-page/blocks`: a bare array of the latest blocks. */
+export const latestBlocksSchema = { type: 'array', maxItems: 4, items: blockSchema };
+
 export const messageSchema = obj({ message: str });
 /** 404 of the single-block route: "Not found", or "Block lost consensus" with that block's hash */
 export const blockNotFoundSchema = obj({ message: { enum: ['Not found', 'Block lost consensus'] }, hash: lowerHash32 }, ['hash']);

@@ -10,6 +10,7 @@ import {
   blockNotFoundSchema,
   blocksPageSchema,
   holdersPageSchema,
+  latestBlocksSchema,
   messageSchema,
   singleBlockSchema,
   validationSchema,
@@ -39,7 +40,7 @@ const blockRef = fc.oneof(
   hostile,
 );
 const paramName = fc.oneof(
-  fc.constantFrom('apikey', 'key', 'items_count', 'value', 'address_hash', 'token_id', 'block_number', 'module', 'action', 'page', 'offset'),
+  fc.constantFrom('apikey', 'key', 'items_count', 'value', 'address_hash', 'token_id', 'block_number', 'module', 'action', 'page', 'offset', 'type'),
   // the Etherscan-style actions' names, in any letter case
   fc.constantFrom('contractaddress', 'ContractAddress', 'address', 'chainid', 'sort', 'blocktype', 'tag', 'blockno', 'timestamp', 'closest', 'APIKEY', 'apiKey'),
   fc.string({ maxLength: 20 }),
@@ -48,7 +49,7 @@ const paramName = fc.oneof(
 const call = fc.option(fc.constantFrom(...ACTIONS.map((a) => [a.module, a.action] as const)));
 const query = fc.array(fc.tuple(paramName, fc.oneof(hostile, fc.integer().map(String))), { maxLength: 6 });
 const request = fc.record({
-  route: fc.constantFrom('holders', 'blocks', 'block', 'etherscan', 'etherscan-v2'),
+  route: fc.constantFrom('holders', 'blocks', 'block', 'blocks-list', 'latest-blocks', 'etherscan', 'etherscan-v2'),
   call,
   chain: fc.oneof(fc.constant(String(CHAIN)), hostile),
   hash: hashLike,
@@ -71,16 +72,16 @@ function urlFor(r: GeneratedRequest): string {
   for (const [k, v] of r.query) params.append(k, v);
   const chain = encodeURIComponent(r.chain);
   const hash = encodeURIComponent(r.hash);
-  const path =
-    r.route === 'holders'
-      ? `/${chain}/api/v2/tokens/${hash}/holders`
-      : r.route === 'blocks'
-        ? `/${chain}/api/v2/addresses/${hash}/blocks-validated`
-        : r.route === 'block'
-          ? `/${chain}/api/v2/blocks/${encodeURIComponent(r.block)}`
-          : r.route === 'etherscan'
-            ? `/${chain}/api`
-            : '/v2/api';
+  const paths: Record<GeneratedRequest['route'], string> = {
+    holders: `/${chain}/api/v2/tokens/${hash}/holders`,
+    blocks: `/${chain}/api/v2/addresses/${hash}/blocks-validated`,
+    block: `/${chain}/api/v2/blocks/${encodeURIComponent(r.block)}`,
+    'blocks-list': `/${chain}/api/v2/blocks`,
+    'latest-blocks': `/${chain}/api/v2/main-page/blocks`,
+    etherscan: `/${chain}/api`,
+    'etherscan-v2': '/v2/api',
+  };
+  const path = paths[r.route];
   return `${path}?${params}`;
 }
 
@@ -117,7 +118,8 @@ describe('hostile input: every answer is a documented 4xx or a valid 200, never 
         // an empty reference leaves `/blocks/`, which is the list of blocks (trailing slashes are ignored)
         else if (r.route === 'block' && r.block !== '') assertWire(singleBlockSchema, body);
         else if (r.route === 'holders') assertWire(holdersPageSchema, body);
-        else if (r.route === 'blocks' || r.route === 'block') assertWire(blocksPageSchema, body);
+        else if (r.route === 'blocks' || r.route === 'block' || r.route === 'blocks-list') assertWire(blocksPageSchema, body);
+        else if (r.route === 'latest-blocks') assertWire(latestBlocksSchema, body);
         else expect(body).toEqual({ status: expect.stringMatching(/^[01]$/), message: expect.any(String), result: expect.anything() });
       }),
       { numRuns: RUNS, seed: Number(process.env.FUZZ_SEED ?? 20261122), endOnFailure: true },
