@@ -148,13 +148,21 @@ export function jsonRpcRequester(url: string) {
   };
 }
 
+/**
+ * How large an answer the local node may send. `anvil_dumpState` carries the chain's blocks and
+ * transactions as well as its state, so it grows with the chain: the demo's passed viem's 10 MB
+ * default after about 40 minutes and its state stopped being saved. The node is our own child,
+ * so the bound is V8's string limit's half, not a defence.
+ */
+const DEVNET_MAX_RESPONSE_BYTES = 256 * 2 ** 20;
+
 export async function connectDevnet(url: string, opts: ConnectOptions = {}): Promise<DevnetClient> {
   const pollingInterval = opts.pollingIntervalMs ?? 20;
   const request = jsonRpcRequester(url);
 
   const chainId = opts.chainId ?? Number(await request<Hex>('eth_chainId'));
   const chain = devnetChain(chainId, url);
-  const transport = http(url);
+  const transport = http(url, { maxResponseBodySize: DEVNET_MAX_RESPONSE_BYTES });
   // cacheTime 0: viem otherwise serves getBlockNumber from cache, stale right after mine().
   const publicClient = createPublicClient({ chain, transport, pollingInterval, cacheTime: 0 });
   const testClient = createTestClient({ mode: 'anvil', chain, transport, pollingInterval });
